@@ -1,0 +1,149 @@
+"""Small helpers shared by the viz modules: naming nodes and summarising values.
+
+Everything here works on anything with PyTorch's graph API (``node.name()``,
+``node.next_functions``, ``AccumulateGrad.variable``), so the same drawing code
+serves real ``torch`` graphs and minigrad graphs. Nothing here prints an id or a
+memory address: outputs must be deterministic for nbval.
+"""
+
+import html
+
+import numpy as np
+
+
+def is_node(obj):
+    """True for a backward-graph node (torch ``Node`` or minigrad ``Node``)."""
+    return hasattr(obj, "next_functions") and hasattr(obj, "name")
+
+
+def is_tensor(obj):
+    return hasattr(obj, "grad_fn") and hasattr(obj, "shape")
+
+
+def is_leaf_node(node):
+    """An ``AccumulateGrad`` node: the graph's sink for a leaf tensor's ``.grad``."""
+    return hasattr(node, "variable")
+
+
+def shape_str(shape):
+    return "(" + ", ".join(str(int(d)) for d in shape) + ")" if len(shape) != 1 \
+        else f"({int(shape[0])},)"
+
+
+def label_lookup(labels):
+    """Turn ``labels={tensor_or_node: "x"}`` into a dict keyed by ``id``.
+
+    Keys are looked up by identity (tensors may define an element-wise ``==``).
+    A non-leaf tensor's label goes to its ``grad_fn``; a leaf's goes to its
+    ``AccumulateGrad`` through ``variable``.
+    """
+    out = {}
+    for key, name in (labels or {}).items():
+        out[id(key)] = str(name)
+        grad_fn = getattr(key, "grad_fn", None) if is_tensor(key) else None
+        if grad_fn is not None:
+            out[id(grad_fn)] = str(name)
+    return out
+
+
+def node_label(node, lookup=None, multiline=True):
+    """The text shown for a node.
+
+    Interior nodes show ``node.name()`` (``MulBackward0``), optionally preceded
+    by a user label. Leaves (``AccumulateGrad``) show the variable's name from
+    ``labels`` and its shape, like torchviz: ``"x\\n(2, 3)"`` or ``"(2, 3)"``.
+    With ``multiline=False`` (event lists, timeline rows) a leaf reads
+    ``AccumulateGrad(x)`` or ``AccumulateGrad``.
+    """
+    lookup = lookup or {}
+    if node is None:
+        return "(engine)"
+    if is_leaf_node(node):
+        var = node.variable
+        name = lookup.get(id(var), lookup.get(id(node)))
+        if not multiline:
+            return f"AccumulateGrad({name})" if name else "AccumulateGrad"
+        shape = shape_str(tuple(var.shape))
+        return f"{name}\n{shape}" if name else shape
+    name = node_name(node)
+    user = lookup.get(id(node))
+    if user and multiline:
+        return f"{user}\n{name}"
+    return f"{name}({user})" if user else name
+
+
+def node_name(node):
+    """``node.name()`` without a C++ namespace: torch calls its leaf node
+    ``torch::autograd::AccumulateGrad``, minigrad ``AccumulateGrad``."""
+    return str(node.name()).rsplit("::", 1)[-1]
+
+
+def to_numpy(value):
+    """A numpy copy of a torch or minigrad tensor (or anything array-like)."""
+    for attempt in (
+        lambda v: v.detach().cpu().numpy(),   # torch
+        lambda v: v.detach().numpy(),          # minigrad, torch API
+        lambda v: np.asarray(v.data),          # minigrad's numpy payload
+    ):
+        try:
+            return np.asarray(attempt(value))
+        except Exception:
+            continue
+    return np.asarray(value)
+
+
+def summarize(value, max_items=4):
+    """A short, deterministic text for a hook argument.
+
+    Tensors show their values rounded to 4 significant digits when they have
+    at most ``max_items`` elements, otherwise their shape and mean; tuples and
+    lists are summarised element-wise; nodes by name. Never an address.
+    """
+    if value is None:
+        return "None"
+    if is_tensor(value):
+        arr = to_numpy(value)
+        if arr.size <= max_items:
+            vals = np.array2string(np.round(arr.astype(float), 4), separator=", ",
+                                   precision=4, suppress_small=True)
+            return f"tensor({vals})"
+        return f"tensor(shape={shape_str(arr.shape)}, mean={float(arr.mean()):.4g})"
+    if is_node(value):
+        return node_label(value, multiline=False)
+    if isinstance(value, (tuple, list)):
+        inner = ", ".join(summarize(v, max_items) for v in value)
+        if isinstance(value, tuple):
+            return f"({inner},)" if len(value) == 1 else f"({inner})"
+        return f"[{inner}]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {summarize(v, max_items)}"
+                               for k, v in value.items()) + "}"
+    if isinstance(value, (bool, int, str)):
+        return repr(value)
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, np.ndarray):
+        return summarize_array(value, max_items)
+    return type(value).__name__
+
+
+def summarize_array(arr, max_items=4):
+    if arr.size <= max_items:
+        return np.array2string(np.round(arr.astype(float), 4), separator=", ")
+    return f"array{shape_str(arr.shape)}"
+
+
+def hook_name(hook):
+    """``log_pre`` for a function, the class name for a callable object,
+    the wrapped function's name for ``functools.partial``."""
+    if hook is None:
+        return None
+    func = getattr(hook, "func", None)  # functools.partial
+    if func is not None and callable(func):
+        return hook_name(func)
+    name = getattr(hook, "__name__", None)
+    return name if name is not None else type(hook).__name__
+
+
+def escape(text):
+    return html.escape(str(text), quote=True)

@@ -1,0 +1,127 @@
+"""Show what happened, in order, during one backward pass.
+
+minigrad's engine yields one ``EngineEvent(kind, node, hook, args)`` per step
+(``minigrad.autograd.engine.backward_steps``; ``record_events()`` collects them).
+For one node the kinds occur in the order PyTorch's engine
+(``torch/csrc/autograd/engine.cpp``) runs them: the node is popped
+(``node_start``), tensor hooks and ``retain_grad`` see the incoming gradient,
+``autograd.grad`` may capture it, ``Node.register_prehook`` hooks run, the
+backward formula runs (``apply``), post-accumulate-grad hooks run on leaves,
+``Node.register_hook`` hooks see inputs and outputs, and the gradients are
+handed on (``node_done``). Final callbacks (``queue_callback``) come last.
+
+:func:`format_events` writes that as text, :func:`hook_timeline` as a chart.
+Both are deterministic: node names and hook names, never ids or addresses.
+"""
+
+import matplotlib.figure
+from matplotlib.lines import Line2D
+
+from ._common import hook_name, label_lookup, node_label, summarize
+
+# The order events can occur for one node (docs/architecture.md).
+KINDS = ("node_start", "tensor_hook", "retain_grad", "capture", "pre_hook", "apply",
+         "post_accumulate_hook", "post_hook", "node_done", "callback")
+
+KIND_STYLE = {
+    "node_start": dict(marker="o", color="#b0b0b0"),
+    "tensor_hook": dict(marker="s", color="#1f77b4"),
+    "retain_grad": dict(marker="D", color="#17becf"),
+    "capture": dict(marker="X", color="#9467bd"),
+    "pre_hook": dict(marker="^", color="#ff7f0e"),
+    "apply": dict(marker="o", color="#222222"),
+    "post_accumulate_hook": dict(marker="P", color="#2ca02c"),
+    "post_hook": dict(marker="v", color="#d62728"),
+    "node_done": dict(marker="o", color="#e0e0e0"),
+    "callback": dict(marker="*", color="#bcbd22"),
+}
+_OTHER_STYLE = dict(marker="d", color="#8c564b")
+
+
+def _kind_order(kinds):
+    known = [k for k in KINDS if k in kinds]
+    return known + sorted(k for k in kinds if k not in KINDS)
+
+
+def format_events(events, labels=None, show_args=False):
+    """One readable line per event, numbered from 1::
+
+        3. pre_hook    MulBackward0  hook=log_pre
+
+    Columns are padded to the widest entry. Leaves read ``AccumulateGrad(x)``
+    when ``labels={x: "x"}`` names them. ``show_args=True`` appends a short
+    summary of ``args`` (tensor values rounded, or shapes).
+    """
+    events = list(events)
+    lookup = label_lookup(labels)
+    names = [node_label(e.node, lookup, multiline=False) for e in events]
+    wi = len(str(len(events)))
+    wk = max((len(e.kind) for e in events), default=0)
+    wn = max((len(n) for n in names), default=0)
+    lines = []
+    for i, (event, name) in enumerate(zip(events, names), start=1):
+        line = f"{i:>{wi}}. {event.kind:<{wk}} {name:<{wn}}"
+        hook = hook_name(event.hook)
+        if hook is not None:
+            line += f"  hook={hook}"
+        if show_args:
+            line += f"  args={summarize(event.args)}"
+        lines.append(line.rstrip())
+    return lines
+
+
+def hook_timeline(events, ax=None, labels=None):
+    """Draw one backward pass: x = step, one row per node, a marker per event.
+
+    Rows are the nodes in order of first appearance (top to bottom), which is
+    the order the engine ran them; the marker's shape and colour give the
+    event kind (legend on the right). Events without a node (final callbacks)
+    go on an ``(engine)`` row. Returns the Axes; exactly one marker per event,
+    one scatter collection per kind present.
+    """
+    events = list(events)
+    lookup = label_lookup(labels)
+    rows, row_names = {}, []
+    for event in events:
+        key = id(event.node) if event.node is not None else None
+        if key not in rows:
+            rows[key] = len(rows)
+            row_names.append(node_label(event.node, lookup, multiline=False))
+
+    if ax is None:
+        fig = matplotlib.figure.Figure(
+            figsize=(max(5.0, 0.3 * len(events) + 3.5), max(2.0, 0.4 * len(rows) + 1.2)))
+        ax = fig.add_subplot()
+
+    for y in range(len(rows)):
+        ax.axhline(y, color="#eeeeee", lw=0.8, zorder=0)
+
+    by_kind = {}
+    for step, event in enumerate(events, start=1):
+        key = id(event.node) if event.node is not None else None
+        by_kind.setdefault(event.kind, []).append((step, rows[key]))
+
+    handles = []
+    for kind in _kind_order(by_kind):
+        style = KIND_STYLE.get(kind, _OTHER_STYLE)
+        xs, ys = zip(*by_kind[kind])
+        ax.scatter(xs, ys, s=55, marker=style["marker"], color=style["color"],
+                   edgecolors="#333333", linewidths=0.5, zorder=3)
+        handles.append(Line2D([], [], ls="", marker=style["marker"], color=style["color"],
+                              markeredgecolor="#333333", markeredgewidth=0.5,
+                              markersize=7, label=kind))
+
+    ax.set_yticks(range(len(rows)), row_names)
+    ax.set_ylim(len(rows) - 0.5, -0.5)
+    ax.set_xlim(0.3, len(events) + 0.7)
+    if len(events) <= 30:
+        ax.set_xticks(range(1, len(events) + 1))
+    ax.set_xlabel("engine step")
+    ax.tick_params(axis="x", labelsize=8)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    if handles:
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                  fontsize=8, frameon=False, borderaxespad=0)
+    ax.figure.tight_layout()
+    return ax
