@@ -8,11 +8,21 @@
 - :func:`plot_grad_flow` / :class:`GradFlowMonitor`: gradient sizes per layer and
   over training, via ``register_post_accumulate_grad_hook``.
 
-matplotlib is imported lazily by these modules' users only; ipywidgets only by
-the stepper (both come with the ``lessons`` extra).
+matplotlib and ipywidgets come with the ``lessons`` extra; ``EngineStepper`` is
+imported on first use so the rest works without ipywidgets. Figures are made
+with ``matplotlib.figure.Figure`` (not pyplot), so none is left open.
 """
 
+from .gradflow import GradFlowMonitor, plot_grad_flow
 from .graph import draw_graph, graph_nodes
 from .timeline import format_events, hook_timeline
 
-__all__ = ["draw_graph", "graph_nodes", "format_events", "hook_timeline"]
+__all__ = ["draw_graph", "graph_nodes", "format_events", "hook_timeline",
+           "EngineStepper", "plot_grad_flow", "GradFlowMonitor"]
+
+
+def __getattr__(name):
+    if name == "EngineStepper":
+        from .stepper import EngineStepper
+        return EngineStepper
+    raise AttributeError(f"module 'minigrad.viz' has no attribute {name!r}")
