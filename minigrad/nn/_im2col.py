@@ -1,0 +1,190 @@
+"""Vectorised im2col / col2im: the numpy kernels behind conv2d and max_pool2d.
+
+``unfold`` (im2col) copies every sliding ``kh x kw`` patch of a batch of
+images into a column; ``fold`` (col2im) is its adjoint and scatters columns
+back, *summing* where patches overlap. They mirror
+``torch.nn.functional.unfold`` and ``torch.nn.functional.fold`` exactly
+(same layouts and semantics, including ``dilation``; only the positional
+order of the geometry arguments differs, see :func:`unfold`).
+
+How conv2d and max_pool2d use them (``L = oh * ow`` patch positions)::
+
+    cols = unfold(x, (kh, kw), stride, padding)           # [N, C*kh*kw, L]
+    y = (w.reshape(C_out, -1) @ cols).reshape(N, C_out, oh, ow)  # + b[:, None, None]
+    # backward:  dcols = w.reshape(C_out, -1).T @ dy.reshape(N, C_out, L)
+    #            dx    = fold(dcols, (H, W), (kh, kw), stride, padding)
+    #            dw    = (dy.reshape(N, C_out, L) @ cols.transpose(0, 2, 1)).sum(0)
+
+    cols = unfold(x, (kh, kw), stride, padding, pad_value=-np.inf).reshape(N, C, kh*kw, L)
+    y = cols.max(axis=2).reshape(N, C, oh, ow)            # max_pool2d
+
+Because ``fold`` is the adjoint of ``unfold`` (``<unfold(x), y> ==
+<x, fold(y)>``), the backward of one is the other: ``unfold``'s backward is
+``fold`` of the incoming gradient and ``fold``'s backward is ``unfold``.
+
+Pure numpy: no Python loop runs over pixels or over the batch. ``unfold`` is
+one strided view plus one copy; ``fold`` loops over the ``kh * kw`` kernel
+offsets only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+__all__ = ["unfold", "fold", "unfold_output_size"]
+
+
+def _pair(v, name):
+    """``3`` -> ``(3, 3)``; ``(3, 2)`` -> ``(3, 2)``; validates ints."""
+    if isinstance(v, (tuple, list)):
+        if len(v) != 2:
+            raise ValueError(f"{name} must be an int or a pair, got {v!r}")
+        a, b = v
+    else:
+        a = b = v
+    try:
+        a, b = int(a), int(b)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be an int or a pair of ints, got {v!r}") from None
+    return a, b
+
+
+def _params(kernel_size, stride, padding, dilation):
+    k = _pair(kernel_size, "kernel_size")
+    d = _pair(dilation, "dilation")
+    p = _pair(padding, "padding")
+    s = _pair(stride, "stride")
+    if min(k) < 1 or min(d) < 1 or min(s) < 1 or min(p) < 0:
+        raise ValueError(
+            "kernel_size, dilation and stride must be positive and padding "
+            f"non-negative, got kernel_size={k}, dilation={d}, padding={p}, stride={s}"
+        )
+    return k, d, p, s
+
+
+def unfold_output_size(input_size, kernel_size, stride=1, padding=0, dilation=1):
+    """Number of patch positions ``(oh, ow)`` along height and width.
+
+    ``o = (size + 2*padding - dilation*(kernel - 1) - 1) // stride + 1``, the
+    formula of ``torch.nn.Unfold`` / ``torch.nn.Conv2d``; ``L = oh * ow``.
+    """
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = _params(kernel_size, stride, padding, dilation)
+    h, w = _pair(input_size, "input_size")
+    oh = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+    ow = (w + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+    if oh < 1 or ow < 1:
+        raise ValueError(
+            f"kernel {kh}x{kw} (dilation {dh},{dw}) does not fit in input "
+            f"{h}x{w} with padding {ph},{pw}: output would be {oh}x{ow}"
+        )
+    return oh, ow
+
+
+def unfold(x, kernel_size, stride=1, padding=0, *, dilation=1, pad_value=0.0):
+    """im2col: extract sliding local blocks, like ``torch.nn.functional.unfold``.
+
+    Args:
+        x: array ``[N, C, H, W]`` (or unbatched ``[C, H, W]``).
+        kernel_size, stride, padding, dilation: int or ``(h, w)`` pair, with
+            the meaning and defaults of ``torch.nn.functional.unfold``. Note
+            the positional order is ``(kernel_size, stride, padding)`` and
+            ``dilation`` is keyword-only, whereas torch's positional order is
+            ``(kernel_size, dilation, padding, stride)``: pass keywords when
+            porting torch code.
+        pad_value: value of the implicit border (keyword only; torch has no
+            such argument and always pads with 0). Use ``-np.inf`` for
+            max-pooling, whose padding must never win the max.
+
+    Returns:
+        A new array ``[N, C*kh*kw, L]`` (``[C*kh*kw, L]`` if unbatched) of
+        ``x``'s dtype, ``L = oh * ow`` (see :func:`unfold_output_size`). Row
+        ``c*kh*kw + i*kw + j`` holds kernel offset ``(i, j)`` of channel
+        ``c``; column ``r*ow + q`` is the patch whose top-left corner is at
+        ``(r*stride_h - pad_h, q*stride_w - pad_w)``: torch's layout exactly.
+
+    Its adjoint (and backward) is :func:`fold`.
+    """
+    x = np.asarray(x)
+    unbatched = x.ndim == 3
+    if unbatched:
+        x = x[None]
+    if x.ndim != 4:
+        raise ValueError(f"unfold expects [N, C, H, W] or [C, H, W], got shape {x.shape}")
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = _params(kernel_size, stride, padding, dilation)
+    n, c, h, w = x.shape
+    oh, ow = unfold_output_size((h, w), (kh, kw), (sh, sw), (ph, pw), (dh, dw))
+
+    if ph or pw:
+        x = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=pad_value)
+    sn, sc, sy, sx = x.strides
+    # Read-only view [N, C, kh, kw, oh, ow]: element (n, c, i, j, r, q) is
+    # x_padded[n, c, r*sh + i*dh, q*sw + j*dw].
+    patches = as_strided(
+        x,
+        shape=(n, c, kh, kw, oh, ow),
+        strides=(sn, sc, sy * dh, sx * dw, sy * sh, sx * sw),
+        writeable=False,
+    )
+    cols = np.empty(patches.shape, dtype=x.dtype)
+    np.copyto(cols, patches)  # the one copy; the result never aliases x
+    cols = cols.reshape(n, c * kh * kw, oh * ow)
+    return cols[0] if unbatched else cols
+
+
+def fold(cols, output_size, kernel_size, stride=1, padding=0, *, dilation=1):
+    """col2im: sum sliding local blocks into an image, like ``torch.nn.functional.fold``.
+
+    Args:
+        cols: array ``[N, C*kh*kw, L]`` (or unbatched ``[C*kh*kw, L]``) in
+            the layout :func:`unfold` produces.
+        output_size: ``(H, W)`` of the image (int or pair), without padding.
+        kernel_size, stride, padding, dilation: int or ``(h, w)`` pair, as in
+            ``torch.nn.functional.fold``; positional order
+            ``(kernel_size, stride, padding)``, ``dilation`` keyword-only
+            (torch's positional order differs, see :func:`unfold`).
+
+    Returns:
+        A new array ``[N, C, H, W]`` (``[C, H, W]`` if unbatched), same
+        dtype as ``cols``. Every column is added back at its patch position;
+        where patches overlap the values are *summed*, and values that land
+        in the padding are dropped. So ``fold(unfold(x))`` is ``x`` times the
+        number of patches covering each pixel, not ``x``.
+
+    ``fold`` is the adjoint of :func:`unfold` for the same geometry
+    (``<unfold(x), y> == <x, fold(y)>``), hence each is the other's backward.
+    """
+    cols = np.asarray(cols)
+    unbatched = cols.ndim == 2
+    if unbatched:
+        cols = cols[None]
+    if cols.ndim != 3:
+        raise ValueError(f"fold expects [N, C*kh*kw, L] or [C*kh*kw, L], got shape {cols.shape}")
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = _params(kernel_size, stride, padding, dilation)
+    h, w = _pair(output_size, "output_size")
+    oh, ow = unfold_output_size((h, w), (kh, kw), (sh, sw), (ph, pw), (dh, dw))
+    n, ckk, L = cols.shape
+    if ckk % (kh * kw):
+        raise ValueError(
+            f"fold: dimension 1 of cols ({ckk}) is not divisible by kh*kw = {kh * kw}"
+        )
+    if L != oh * ow:
+        raise ValueError(
+            f"fold: cols has {L} blocks but output_size {h}x{w} with this "
+            f"kernel/dilation/padding/stride gives {oh}x{ow} = {oh * ow}"
+        )
+    c = ckk // (kh * kw)
+
+    blocks = cols.reshape(n, c, kh, kw, oh, ow)
+    out = np.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=cols.dtype)
+    for i in range(kh):  # loop over kernel offsets only; each += is a strided
+        y0 = i * dh      # slab covering every patch position at once
+        for j in range(kw):
+            x0 = j * dw
+            out[:, :, y0 : y0 + sh * (oh - 1) + 1 : sh, x0 : x0 + sw * (ow - 1) + 1 : sw] += (
+                blocks[:, :, i, j]
+            )
+    out = out[:, :, ph : ph + h, pw : pw + w]
+    if ph or pw:
+        out = np.ascontiguousarray(out)
+    return out[0] if unbatched else out
