@@ -1,0 +1,376 @@
+"""Tests for minigrad.viz: graph drawing, event formatting, the stepper widget, grad flow.
+
+Graph drawing only needs PyTorch's graph API (``grad_fn``, ``next_functions``,
+``AccumulateGrad.variable``), so those tests run against real torch (skipped
+if torch is absent) and against minigrad once ``minigrad.tensor`` exists.
+Tests that need minigrad's engine skip only while
+``minigrad.autograd.engine`` has no ``backward_steps``; everything else
+uses hand-made event lists and runs now.
+"""
+
+import importlib.util
+from collections import namedtuple
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from matplotlib.colors import to_rgba  # noqa: E402
+
+from minigrad.viz import (  # noqa: E402
+    GradFlowMonitor, draw_graph, format_events, graph_nodes, hook_timeline, plot_grad_flow)
+from minigrad.viz._common import node_name  # noqa: E402
+from minigrad.viz.graph import HIGHLIGHT_COLOR  # noqa: E402
+
+pytest.importorskip("ipywidgets")
+from minigrad.viz.stepper import EngineStepper  # noqa: E402
+
+# The shape of minigrad.autograd.engine.EngineEvent, for hand-made event lists.
+Event = namedtuple("EngineEvent", "kind node hook args")
+
+A = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+B = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -2.0]])
+
+
+# --------------------------------------------------------------------------- backends
+def _engine():
+    """minigrad's engine module; skip only while it has no backward_steps."""
+    if importlib.util.find_spec("minigrad.autograd.engine") is None:
+        pytest.skip("minigrad.autograd.engine does not exist yet")
+    from minigrad.autograd import engine
+    if not hasattr(engine, "backward_steps"):
+        pytest.skip("minigrad.autograd.engine has no backward_steps yet")
+    return engine
+
+
+def _framework(name):
+    if name == "torch":
+        return pytest.importorskip("torch")
+    import minigrad
+    if not hasattr(minigrad, "tensor"):
+        pytest.skip("minigrad.tensor is not available yet")
+    return minigrad
+
+
+@pytest.fixture(params=["torch", "minigrad"])
+def fw(request):
+    """The framework to build graphs with: real torch, or minigrad (`import minigrad as torch`)."""
+    return _framework(request.param)
+
+
+@pytest.fixture(params=["torch", "minigrad"])
+def fw_with_engine(request):
+    """Like ``fw``, but minigrad only once its engine can run backward."""
+    if request.param == "minigrad":
+        _engine()
+    return _framework(request.param)
+
+
+def leaves(fw):
+    a = fw.tensor(A.copy(), requires_grad=True)
+    b = fw.tensor(B.copy(), requires_grad=True)
+    return a, b
+
+
+def names(nodes):
+    return [node_name(n) for n in nodes]
+
+
+# --------------------------------------------------------------------------- graph
+def test_graph_nodes_order_and_count(fw):
+    # `a` is used twice: its AccumulateGrad must appear once (deduplicated),
+    # reached first through AddBackward0's second input (breadth-first).
+    a, b = leaves(fw)
+    y = (a * b + a).sum()
+    nodes = graph_nodes(y)
+    assert names(nodes) == ["SumBackward0", "AddBackward0", "MulBackward0",
+                            "AccumulateGrad", "AccumulateGrad"]
+    assert nodes[3].variable is a and nodes[4].variable is b
+    assert nodes[0] is y.grad_fn
+    # a node is accepted as a root too, and the order is stable
+    assert [id(n) for n in graph_nodes(y.grad_fn)] == [id(n) for n in nodes]
+
+
+def test_graph_nodes_skips_inputs_without_grad(fw):
+    a, _ = leaves(fw)
+    c = fw.tensor(B.copy())  # requires_grad=False: a None slot in next_functions
+    y = (a * c).sum()
+    assert names(graph_nodes(y)) == ["SumBackward0", "MulBackward0", "AccumulateGrad"]
+
+
+def test_draw_graph_one_text_per_node_with_names(fw):
+    a, b = leaves(fw)
+    y = (a * b + a).sum()
+    ax = draw_graph(y, labels={a: "a"})
+    texts = [t.get_text() for t in ax.texts]
+    # unlabelled leaves show their shape (as torchviz does), labelled ones name + shape
+    assert texts == ["SumBackward0", "AddBackward0", "MulBackward0", "a\n(2, 3)", "(2, 3)"]
+    # root on top, each node strictly below the nodes that feed it a gradient
+    y_of = {t.get_text(): t.get_position()[1] for t in ax.texts}
+    assert y_of["SumBackward0"] > y_of["AddBackward0"] > y_of["MulBackward0"] > y_of["a\n(2, 3)"]
+    assert y_of["a\n(2, 3)"] == y_of["(2, 3)"]
+
+
+def test_draw_graph_hides_leaves(fw):
+    a, b = leaves(fw)
+    ax = draw_graph((a * b + a).sum(), show_leaves=False)
+    assert [t.get_text() for t in ax.texts] == ["SumBackward0", "AddBackward0", "MulBackward0"]
+
+
+def test_draw_graph_highlight_colours_only_the_chosen_node(fw):
+    a, b = leaves(fw)
+    m = a * b
+    y = (m + a).sum()
+    ax = draw_graph(y, highlight=m.grad_fn)
+    faces = {t.get_text(): t.get_bbox_patch().get_facecolor() for t in ax.texts}
+    assert faces["MulBackward0"] == to_rgba(HIGHLIGHT_COLOR)
+    assert [k for k, v in faces.items() if v == to_rgba(HIGHLIGHT_COLOR)] == ["MulBackward0"]
+    # a set highlights several
+    ax = draw_graph(y, highlight={m.grad_fn, y.grad_fn})
+    marked = [t.get_text() for t in ax.texts
+              if t.get_bbox_patch().get_facecolor() == to_rgba(HIGHLIGHT_COLOR)]
+    assert marked == ["SumBackward0", "MulBackward0"]
+
+
+def test_draw_graph_is_deterministic_and_leaks_no_pyplot_figure(fw):
+    import matplotlib.pyplot as plt
+    a, b = leaves(fw)
+    h = a * b + a
+    y = (h.exp() * b).sum() + h.mean()  # a long edge (Mean -> Add) gets bend points
+    before = plt.get_fignums()
+    pos1 = [t.get_position() for t in draw_graph(y).texts]
+    pos2 = [t.get_position() for t in draw_graph(y).texts]
+    assert pos1 == pos2 and len(pos1) == len(graph_nodes(y))
+    assert plt.get_fignums() == before
+
+
+def test_draw_graph_rejects_a_leaf_root(fw):
+    a, _ = leaves(fw)
+    with pytest.raises(ValueError, match="no grad_fn"):
+        draw_graph(a)
+
+
+# --------------------------------------------------------------------------- events
+def log_pre(grad_outputs):
+    return None
+
+
+def on_leaf(param):
+    return None
+
+
+def _hand_made_events(fw):
+    a, b = leaves(fw)
+    y = (a * b).sum()
+    s = y.grad_fn
+    m = s.next_functions[0][0]
+    acc_a, acc_b = m.next_functions[0][0], m.next_functions[1][0]
+    one, g = fw.tensor(1.0), fw.tensor(np.ones((2, 3)))
+    events = [
+        Event("node_start", s, None, (one,)),
+        Event("apply", s, None, (one,)),
+        Event("node_done", s, None, (g,)),
+        Event("node_start", m, None, (g,)),
+        Event("pre_hook", m, log_pre, (g,)),
+        Event("apply", m, None, (g,)),
+        Event("node_done", m, None, (g, g)),
+        Event("node_start", acc_a, None, (g,)),
+        Event("apply", acc_a, None, (g,)),
+        Event("post_accumulate_hook", acc_a, on_leaf, (a,)),
+        Event("node_done", acc_a, None, ()),
+        Event("node_start", acc_b, None, (g,)),
+        Event("apply", acc_b, None, (g,)),
+        Event("node_done", acc_b, None, ()),
+        Event("callback", None, print, ()),
+    ]
+    return events, (a, b, y)
+
+
+def test_format_events_hand_made():
+    fw = _framework("torch")
+    events, (a, b, y) = _hand_made_events(fw)
+    lines = format_events(events, labels={a: "a"})
+    assert lines[:5] == [
+        " 1. node_start           SumBackward0",
+        " 2. apply                SumBackward0",
+        " 3. node_done            SumBackward0",
+        " 4. node_start           MulBackward0",
+        " 5. pre_hook             MulBackward0       hook=log_pre",
+    ]
+    assert lines[9] == "10. post_accumulate_hook AccumulateGrad(a)  hook=on_leaf"
+    assert lines[14] == "15. callback             (engine)           hook=print"
+    with_args = format_events(events[:5], show_args=True)
+    assert with_args[0] == "1. node_start SumBackward0  args=(tensor(1.),)"
+    assert with_args[4] == ("5. pre_hook   MulBackward0  hook=log_pre  "
+                            "args=(tensor(shape=(2, 3), mean=1),)")
+
+
+def test_hook_timeline_one_marker_per_event():
+    fw = _framework("torch")
+    events, (a, b, y) = _hand_made_events(fw)
+    ax = hook_timeline(events, labels={a: "a"})
+    assert sum(len(c.get_offsets()) for c in ax.collections) == len(events)
+    assert [t.get_text() for t in ax.get_yticklabels()] == [
+        "SumBackward0", "MulBackward0", "AccumulateGrad(a)", "AccumulateGrad", "(engine)"]
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["node_start", "pre_hook", "apply", "post_accumulate_hook",
+                      "node_done", "callback"]
+    # the pre_hook marker sits at step 5 on MulBackward0's row (row 1)
+    pre = ax.collections[legend.index("pre_hook")].get_offsets()
+    assert pre.tolist() == [[5.0, 1.0]]
+
+
+def _record_minigrad_pass():
+    engine = _engine()
+    import minigrad
+    a, b = leaves(minigrad)
+    y = (a * b).sum()
+    y.grad_fn.next_functions[0][0].register_prehook(log_pre)
+    with engine.record_events() as recorded:
+        y.backward()
+    return list(recorded), (a, b, y)
+
+
+def test_format_events_recorded_from_minigrad_engine():
+    events, (a, b, y) = _record_minigrad_pass()
+    lines = format_events(events, labels={a: "a", b: "b"})
+    assert len(lines) == len(events) > 0
+    kinds = [e.kind for e in events]
+    assert kinds[0] == "node_start" and node_name(events[0].node) == "SumBackward0"
+    pre = [ln for ln in lines if " pre_hook " in ln]
+    assert len(pre) == 1 and "MulBackward0" in pre[0] and pre[0].endswith("hook=log_pre")
+    assert all("0x" not in ln for ln in lines)  # no addresses
+    # the same pass recorded again reads the same
+    assert format_events(_record_minigrad_pass()[0]) == format_events(events)
+    ax = hook_timeline(events)
+    assert sum(len(c.get_offsets()) for c in ax.collections) == len(events)
+
+
+# --------------------------------------------------------------------------- stepper
+def _items(stepper):
+    return stepper.event_list.value.count("<li")
+
+
+def test_stepper_over_recorded_list_steps_resets_and_finishes():
+    fw = _framework("torch")
+    events, (a, b, y) = _hand_made_events(fw)
+    st = EngineStepper(events, roots=y, labels={a: "a"})
+    assert st.events == [] and st.current is None and _items(st) == 0
+    png0 = st.graph.value
+    assert st.step() is events[0]
+    assert st.events == events[:1] and _items(st) == 1
+    st.step()
+    assert st.current is events[1] and _items(st) == 2
+    assert 'style="background' in st.event_list.value.split("<li")[-1]  # newest marked
+    assert st.graph.value != png0  # the running node is highlighted
+    st.run_to_end()
+    assert st.done and st.events == events and st.step() is None
+    assert st.step_button.disabled and "done" in st.status.value
+    st.reset()
+    assert st.events == [] and not st.done and _items(st) == 0
+    assert "minigrad-stepper" in st._dom_classes
+    assert "minigrad-event-list" in st.event_list._dom_classes
+
+
+def test_stepper_single_generator_cannot_reset():
+    fw = _framework("torch")
+    events, (a, b, y) = _hand_made_events(fw)
+    st = EngineStepper(iter(events), roots=y)
+    st.run_to_end()
+    assert len(st.events) == len(events)
+    with pytest.raises(RuntimeError, match="cannot be restarted"):
+        st.reset()
+
+
+def test_stepper_drives_the_real_engine_from_a_loss():
+    _engine()
+    import minigrad
+    a, b = leaves(minigrad)
+    y = (a * b).sum()
+    st = EngineStepper(y, labels={a: "a", b: "b"})
+    first = st.step()
+    assert len(st.events) == 1 and st.current is first and _items(st) == 1
+    assert first.kind == "node_start" and first.node is y.grad_fn
+    assert a.grad is None  # the pass is paused: nothing accumulated yet
+    st.step()
+    assert len(st.events) == 2 and _items(st) == 2
+    st.run_to_end()
+    assert st.done
+    np.testing.assert_allclose(a.grad.data, B)
+    np.testing.assert_allclose(b.grad.data, A)
+    st.reset()  # restores the leaves' grads, so a second run does not double them
+    assert st.events == [] and a.grad is None
+    st.run_to_end()
+    np.testing.assert_allclose(a.grad.data, B)
+
+
+def test_stepper_factory_rebuilds_the_graph_on_reset():
+    engine = _engine()
+    import minigrad
+    built = []
+
+    def fresh_pass():
+        a, b = leaves(minigrad)
+        y = (a * b).sum()
+        built.append(a)
+        return y, engine.backward_steps(y)
+
+    st = EngineStepper(fresh_pass)
+    st.step()
+    st.step()
+    st.reset()
+    assert len(built) == 2 and st.events == []
+    n = len(st.run_to_end())
+    assert n > 2 and built[-1].grad is not None and built[0].grad is None
+
+
+# --------------------------------------------------------------------------- grad flow
+def _tiny_mlp_params(fw):
+    rng = np.random.default_rng(0)
+    w1 = fw.tensor(rng.normal(size=(3, 4)), requires_grad=True)
+    w2 = fw.tensor(rng.normal(size=(4, 1)), requires_grad=True)
+    return [("layer1.weight", w1), ("layer2.weight", w2)]
+
+
+def _train_step(params, x):
+    (_, w1), (_, w2) = params
+    loss = ((x @ w1).tanh() @ w2).sum()
+    for _, p in params:
+        p.grad = None
+    loss.backward()
+
+
+def test_grad_flow_monitor_records_one_entry_per_step(fw_with_engine):
+    fw = fw_with_engine
+    params = _tiny_mlp_params(fw)
+    x = fw.tensor(np.linspace(-1, 1, 6).reshape(2, 3))
+    monitor = GradFlowMonitor(params)
+    for _ in range(3):
+        _train_step(params, x)
+    assert monitor.steps == 3
+    assert {k: len(v) for k, v in monitor.history.items()} == {
+        "layer1.weight": 3, "layer2.weight": 3}
+    expected = float(np.linalg.norm(np.asarray(params[1][1].grad.detach().numpy()).ravel()))
+    assert monitor.history["layer2.weight"][-1] == pytest.approx(expected)
+    ax = monitor.plot()
+    assert len(ax.lines) == 2
+    monitor.remove()
+    monitor.remove()  # idempotent
+    _train_step(params, x)
+    assert monitor.steps == 3  # hooks are gone
+
+
+def test_plot_grad_flow_bars(fw_with_engine):
+    fw = fw_with_engine
+    params = _tiny_mlp_params(fw)
+    unused = fw.tensor(np.ones(2), requires_grad=True)
+    _train_step(params, fw.tensor(np.linspace(-1, 1, 6).reshape(2, 3)))
+    ax = plot_grad_flow(params + [("unused", unused)], log=True)
+    assert [t.get_text() for t in ax.get_xticklabels()] == [
+        "layer1.weight", "layer2.weight", "unused (no grad)"]
+    assert len(ax.patches) == 6  # max and mean bar per parameter
+    assert ax.get_yscale() == "log"
+    with pytest.raises(ValueError, match="backward"):
+        plot_grad_flow([("unused", unused)])
