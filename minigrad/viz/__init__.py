@@ -9,8 +9,9 @@
   over training, via ``register_post_accumulate_grad_hook``.
 
 matplotlib and ipywidgets come with the ``lessons`` extra; ``EngineStepper`` is
-imported on first use so the rest works without ipywidgets. Figures are made
-with ``matplotlib.figure.Figure`` (not pyplot), so none is left open.
+imported on first use so the rest works without ipywidgets. Without ``ax=``,
+the plotting functions open a pyplot figure (a notebook shows and closes it);
+the stepper renders with a bare ``Figure`` and leaves no figure open.
 """
 
 from .gradflow import GradFlowMonitor, plot_grad_flow

@@ -11,6 +11,16 @@ import html
 import numpy as np
 
 
+def new_axes(figsize):
+    """A new pyplot figure, so a notebook shows it (the inline backend displays
+    and closes pyplot figures at the end of the cell). In scripts, close it
+    with ``plt.close(ax.figure)``. The stepper, which renders many frames,
+    uses a bare ``Figure`` instead and never touches pyplot."""
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=figsize)
+    return ax
+
+
 def is_node(obj):
     """True for a backward-graph node (torch ``Node`` or minigrad ``Node``)."""
     return hasattr(obj, "next_functions") and hasattr(obj, "name")

@@ -10,15 +10,10 @@ right after ``AccumulateGrad`` has written ``param.grad``, and plots them
 over training. Both only use the torch API, so they work on torch models too.
 """
 
-import matplotlib.figure
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from ._common import to_numpy
-
-
-def _new_axes(figsize):
-    return matplotlib.figure.Figure(figsize=figsize).add_subplot()
+from ._common import new_axes as _new_axes, to_numpy
 
 
 def plot_grad_flow(named_parameters, ax=None, log=False):

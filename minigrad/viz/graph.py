@@ -12,10 +12,9 @@ one barycenter sweep to reduce crossings. It is deterministic, so a notebook's
 picture is the same on every run.
 """
 
-import matplotlib.figure
 from matplotlib.patches import FancyArrowPatch
 
-from ._common import is_leaf_node, is_node, is_tensor, label_lookup, node_label
+from ._common import is_leaf_node, is_node, is_tensor, label_lookup, new_axes, node_label
 
 NODE_COLOR = "#dde6f2"
 LEAF_COLOR = "#cfe8cf"
@@ -180,8 +179,8 @@ def draw_graph(*roots, ax=None, highlight=None, labels=None, show_leaves=True,
     - ``show_leaves=False`` hides the ``AccumulateGrad`` nodes.
 
     Exactly one text artist is added per node (``ax.texts``), arrows are
-    patches. Without ``ax`` a new ``Figure`` sized to the graph is made
-    (not registered with pyplot, so nothing leaks).
+    patches. Without ``ax`` a new pyplot figure sized to the graph is made
+    (a notebook shows it; end the cell with ``;`` to hide the Axes' repr).
     """
     nodes = graph_nodes(*roots)
     if not show_leaves:
@@ -193,9 +192,7 @@ def draw_graph(*roots, ax=None, highlight=None, labels=None, show_leaves=True,
 
     if ax is None:
         width = max((len(row) for row in rows.values()), default=1)
-        fig = matplotlib.figure.Figure(
-            figsize=(max(3.0, 1.7 * width), max(1.6, 0.75 * len(rows) + 0.3)))
-        ax = fig.add_subplot()
+        ax = new_axes((max(3.0, 1.7 * width), max(1.6, 0.75 * len(rows) + 0.3)))
 
     texts = {}
     for node in nodes:

@@ -235,6 +235,9 @@ class EngineStepper(widgets.VBox):
             parts.append(f"hook=<code>{escape(name)}</code>")
         if event.args is not None and not (isinstance(event.args, tuple) and not event.args):
             parts.append(f'<span style="color:#555">{escape(summarize(event.args))}</span>')
+        result = getattr(event, "result", None)  # what the hook or formula returned
+        if result is not None:
+            parts.append(f'<span style="color:#555">&rarr; {escape(summarize(result))}</span>')
         return f"<li{style}>{' '.join(parts)}</li>"
 
     def _refresh(self):

@@ -14,10 +14,9 @@ handed on (``node_done``). Final callbacks (``queue_callback``) come last.
 Both are deterministic: node names and hook names, never ids or addresses.
 """
 
-import matplotlib.figure
 from matplotlib.lines import Line2D
 
-from ._common import hook_name, label_lookup, node_label, summarize
+from ._common import hook_name, label_lookup, new_axes, node_label, summarize
 
 # The order events can occur for one node (docs/architecture.md).
 KINDS = ("node_start", "tensor_hook", "retain_grad", "capture", "pre_hook", "apply",
@@ -89,9 +88,7 @@ def hook_timeline(events, ax=None, labels=None):
             row_names.append(node_label(event.node, lookup, multiline=False))
 
     if ax is None:
-        fig = matplotlib.figure.Figure(
-            figsize=(max(5.0, 0.3 * len(events) + 3.5), max(2.0, 0.4 * len(rows) + 1.2)))
-        ax = fig.add_subplot()
+        ax = new_axes((max(5.0, 0.3 * len(events) + 3.5), max(2.0, 0.4 * len(rows) + 1.2)))
 
     for y in range(len(rows)):
         ax.axhline(y, color="#eeeeee", lw=0.8, zorder=0)
