@@ -1,0 +1,29 @@
+"""minigrad: PyTorch's autograd and hook system, re-implemented small and readable on numpy.
+
+``import minigrad as torch`` runs hook code written for PyTorch (within the API in
+docs/ and ../shared/API.md) and prints the same trace. Start with the lessons in
+``lessons/``; the engine is ``minigrad/autograd/engine.py``.
+"""
+from . import dtypes
+from .dtypes import bool_ as bool, double, dtype, float, float32, float64, int64, long
+from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from ._tensor import Size, Tensor, tensor
+from ._creation import (abs, add, allclose, arange, argmax, as_tensor, cat, chunk, clamp, clip, clone,
+                        cos, detach, div, empty, equal, exp, eye, flatten, from_numpy, full, full_like,
+                        is_tensor, linspace, log, log_softmax, manual_seed, masked_fill, matmul, max,
+                        maximum, mean, min, mm, mul, neg, numel, ones, ones_like, permute, pow, rand,
+                        randint, randn, randperm, reciprocal, relu, reshape, sigmoid, sign, sin,
+                        softmax, split, sqrt, squeeze, stack, sub, sum, t, tanh, transpose, unbind,
+                        unsqueeze, where, zeros, zeros_like)
+from . import autograd
+from . import utils
+
+__version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # nn, optim and the lazily imported parts are loaded on first use, as in PyTorch.
+    import importlib
+    if name in ("nn", "optim", "viz", "data"):
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'minigrad' has no attribute '{name}'")

@@ -1,0 +1,173 @@
+"""Tensor factories, the random generator, and the functions of the top-level namespace
+(``minigrad.exp(x)`` is ``x.exp()``)."""
+import numpy as np
+
+from . import _ops as ops
+from . import dtypes
+from ._dispatch import apply_op
+from ._tensor import Tensor, _as_tensor, tensor
+
+_generator = [np.random.default_rng(0)]
+
+
+def manual_seed(seed):
+    """``torch.manual_seed``: seeds minigrad's numpy generator (not PyTorch's stream:
+    the same seed gives different numbers than in PyTorch)."""
+    _generator[0] = np.random.default_rng(seed)
+    return _generator[0]
+
+
+def _rng():
+    return _generator[0]
+
+
+def _shape(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        return tuple(size[0])
+    return tuple(size)
+
+
+def _new(data, dtype, requires_grad):
+    np_dtype = dtypes.to_numpy_dtype(dtype) or (np.float32 if data.dtype.kind == "f" else data.dtype)
+    t = Tensor._wrap(np.ascontiguousarray(data, dtype=np_dtype))
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+def zeros(*size, dtype=None, requires_grad=False, device=None):
+    return _new(np.zeros(_shape(size)), dtype, requires_grad)
+
+
+def ones(*size, dtype=None, requires_grad=False, device=None):
+    return _new(np.ones(_shape(size)), dtype, requires_grad)
+
+
+def empty(*size, dtype=None, requires_grad=False, device=None):
+    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+
+
+def full(size, fill_value, dtype=None, requires_grad=False, device=None):
+    if dtype is None and isinstance(fill_value, (bool, int)) and not isinstance(fill_value, float):
+        dtype = dtypes.bool_ if isinstance(fill_value, bool) else dtypes.int64
+    return _new(np.full(tuple(size), fill_value, dtype=np.float64), dtype, requires_grad)
+
+
+def zeros_like(t, dtype=None, requires_grad=False):
+    return _new(np.zeros(t.data.shape), dtype or t.dtype, requires_grad)
+
+
+def ones_like(t, dtype=None, requires_grad=False):
+    return _new(np.ones(t.data.shape), dtype or t.dtype, requires_grad)
+
+
+def full_like(t, fill_value, dtype=None, requires_grad=False):
+    return _new(np.full(t.data.shape, fill_value, dtype=np.float64), dtype or t.dtype, requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None):
+    if end is None:
+        start, end = 0, start
+    data = np.arange(start, end, step)
+    if dtype is None and data.dtype.kind in "iu":
+        dtype = dtypes.int64
+    return _new(data, dtype, requires_grad)
+
+
+def linspace(start, end, steps, dtype=None, requires_grad=False):
+    return _new(np.linspace(start, end, steps), dtype, requires_grad)
+
+
+def eye(n, m=None, dtype=None, requires_grad=False):
+    return _new(np.eye(n, m), dtype, requires_grad)
+
+
+def randn(*size, dtype=None, requires_grad=False, generator=None, device=None):
+    return _new(_rng().standard_normal(_shape(size)), dtype, requires_grad)
+
+
+def rand(*size, dtype=None, requires_grad=False, generator=None, device=None):
+    return _new(_rng().random(_shape(size)), dtype, requires_grad)
+
+
+def randint(low, high=None, size=(), dtype=None):
+    if high is None:
+        low, high = 0, low
+    return _new(_rng().integers(low, high, size=tuple(size)), dtype or dtypes.int64, False)
+
+
+def randperm(n, dtype=None):
+    return _new(_rng().permutation(n), dtype or dtypes.int64, False)
+
+
+def from_numpy(array):
+    """``torch.from_numpy``: shares memory with ``array``."""
+    return Tensor._wrap(np.asarray(array))
+
+
+def as_tensor(data, dtype=None):
+    if isinstance(data, Tensor) and dtype is None:
+        return data
+    return tensor(data, dtype=dtype)
+
+
+# --- functions of the top-level namespace -----------------------------------------------
+def stack(tensors, dim=0):
+    tensors = tuple(tensors)
+    dim = dim % (tensors[0].data.ndim + 1)
+    return apply_op(ops.stack, tensors, {"dim": dim})
+
+
+def cat(tensors, dim=0):
+    tensors = tuple(tensors)
+    dim = dim % tensors[0].data.ndim
+    return apply_op(ops.cat, tensors, {"dim": dim, "sizes": tuple(t.data.shape[dim] for t in tensors)})
+
+
+def where(condition, input, other):
+    condition = _as_tensor(condition)
+    return apply_op(ops.where, (_as_tensor(input), _as_tensor(other)), {"condition": condition})
+
+
+def maximum(input, other):
+    return input.maximum(other)
+
+
+def matmul(input, other):
+    return input.matmul(other)
+
+
+mm = matmul
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(np.allclose(input.data, _as_tensor(other).data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def equal(input, other):
+    return input.data.shape == other.data.shape and bool(np.array_equal(input.data, other.data))
+
+
+def numel(input):
+    return input.numel()
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def _method(name):
+    def function(input, *args, **kwargs):
+        return getattr(_as_tensor(input), name)(*args, **kwargs)
+    function.__name__ = name
+    function.__doc__ = f"``minigrad.{name}(input, ...)`` is ``input.{name}(...)``."
+    return function
+
+
+for _name in ("exp", "log", "tanh", "sigmoid", "relu", "abs", "sqrt", "sin", "cos", "clamp",
+              "clip", "sum", "mean", "max", "min", "argmax", "softmax", "log_softmax", "reshape",
+              "flatten", "transpose", "permute", "unsqueeze", "squeeze", "unbind", "neg",
+              "masked_fill", "pow", "add", "sub", "mul", "div", "sign", "t", "clone",
+              "detach", "reciprocal", "chunk", "split"):
+    globals()[_name] = _method(_name)
+del _name

@@ -1,0 +1,279 @@
+"""The op table: one row per op, read like PyTorch's ``derivatives.yaml``.
+
+Each row gives the aten name, the name PyTorch gives the backward node, the numpy
+forward, the values saved for backward (and for whose gradient), and one derivative
+formula per differentiable input: ``input: lambda g, s: ...`` where ``g`` is the
+gradient w.r.t. the output and ``s`` reads saved values and attributes. Formulas use
+minigrad ops, so with ``create_graph=True`` they build a graph themselves (higher-order
+gradients). They return gradients in the *broadcast* shape; the engine reduces them to
+each input's shape in one place (``validate_outputs``), as PyTorch's engine does.
+
+Adding an op is adding a row here and a method that calls ``apply_op``.
+"""
+import numpy as np
+
+from ._dispatch import Op
+
+
+def _zeros_like(t):
+    from ._tensor import Tensor
+    return Tensor._wrap(np.zeros_like(t.data))
+
+
+def _mask(bool_array, like):
+    """A constant float tensor (no graph) from a numpy boolean mask."""
+    from ._tensor import Tensor
+    return Tensor._wrap(bool_array.astype(like.data.dtype))
+
+
+def _restore_dims(g, s):
+    """Undo ``keepdim=False`` of a reduction over ``s.dim`` so ``g`` broadcasts back."""
+    if not s.keepdim:
+        for d in s.dim:
+            g = g.unsqueeze(d)
+    return g
+
+
+def _max_full_backward(g, s):
+    # PyTorch's evenly_distribute_backward: ties share the gradient equally.
+    hit = s.self.data == s.result.data
+    return g * _mask(hit, g) / float(hit.sum())
+
+
+def _select_backward(g, s):
+    # The gradient flows back only to the selected index along ``dim``.
+    from ._tensor import Tensor
+    idx = s.indices.data if s.keepdim else np.expand_dims(s.indices.data, s.dim)
+    onehot = np.zeros(s.self_sym_sizes, dtype=bool)
+    np.put_along_axis(onehot, idx, True, axis=s.dim)
+    gk = g if s.keepdim else g.unsqueeze(s.dim)
+    return gk * Tensor._wrap(onehot.astype(g.data.dtype))
+
+
+def _max_dim_forward(x, dim, keepdim, self_sym_sizes, reduce=np.argmax):
+    idx = reduce(x, axis=dim)
+    values = np.take_along_axis(x, np.expand_dims(idx, dim), axis=dim)
+    if not keepdim:
+        values = np.squeeze(values, dim)
+        return values, idx
+    return values, np.expand_dims(idx, dim)
+
+
+def _clamp_forward(x, min=None, max=None):
+    return np.clip(x, min, max) if (min is not None or max is not None) else x.copy()
+
+
+def _clamp_backward(g, s):
+    x = s.self.data
+    keep = np.ones(x.shape, dtype=bool)
+    if s.min is not None:
+        keep &= x >= s.min
+    if s.max is not None:
+        keep &= x <= s.max
+    return g * _mask(keep, g)
+
+
+def _softmax(x, dim):
+    e = np.exp(x - x.max(axis=dim, keepdims=True))
+    return e / e.sum(axis=dim, keepdims=True)
+
+
+def _log_softmax(x, dim):
+    shifted = x - x.max(axis=dim, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
+
+
+def g_any(grads):
+    return next(g for g in grads if g is not None)
+
+
+def _inverse(perm):
+    inv = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return tuple(inv)
+
+
+# --- elementwise arithmetic ------------------------------------------------------------
+add = Op("add", "AddBackward0", np.add, ("self", "other"),
+         grads={"self": lambda g, s: g, "other": lambda g, s: g})
+sub = Op("sub", "SubBackward0", np.subtract, ("self", "other"),
+         grads={"self": lambda g, s: g, "other": lambda g, s: -g})
+rsub = Op("rsub", "RsubBackward1", lambda a, b: np.subtract(b, a), ("self", "other"),
+          grads={"self": lambda g, s: -g, "other": lambda g, s: g})
+mul = Op("mul", "MulBackward0", np.multiply, ("self", "other"),
+         saves={"other": "self", "self": "other"},
+         grads={"self": lambda g, s: g * s.other, "other": lambda g, s: g * s.self})
+div = Op("div", "DivBackward0", np.true_divide, ("self", "other"),
+         saves={"self": "other", "other": None},
+         grads={"self": lambda g, s: g / s.other,
+                "other": lambda g, s: -g * s.self / (s.other * s.other)})
+neg = Op("neg", "NegBackward0", np.negative, grads={"self": lambda g, s: -g})
+reciprocal = Op("reciprocal", "ReciprocalBackward0", lambda x: 1.0 / x, saves={"result": None},
+                grads={"self": lambda g, s: -g * s.result * s.result})
+pow_scalar = Op("pow", "PowBackward0", lambda x, exponent: np.power(x, exponent),
+                saves={"self": None},
+                grads={"self": lambda g, s: g * s.exponent * s.self ** (s.exponent - 1)
+                       if s.exponent != 0 else g * 0.0})
+pow_tensor = Op("pow", "PowBackward1", np.power, ("self", "exponent"),
+                saves={"self": None, "exponent": None, "result": "exponent"},
+                grads={"self": lambda g, s: g * s.exponent * s.self ** (s.exponent - 1),
+                       "exponent": lambda g, s: g * s.result * s.self.log()})
+pow_scalar_base = Op("pow", "PowBackward2", lambda e, self: np.power(self, e), ("exponent",),
+                     saves={"exponent": None, "result": None},
+                     grads={"exponent": lambda g, s: g * s.result * float(np.log(s.self))})
+maximum = Op("maximum", "MaximumBackward0", np.maximum, ("self", "other"),
+             saves={"self": None, "other": None},
+             grads={"self": lambda g, s: g * _mask(s.self.data > s.other.data, g)
+                    + g * _mask(s.self.data == s.other.data, g) * 0.5,
+                    "other": lambda g, s: g * _mask(s.other.data > s.self.data, g)
+                    + g * _mask(s.self.data == s.other.data, g) * 0.5})
+where = Op("where", "WhereBackward0", lambda a, b, condition: np.where(condition.data, a, b),
+           ("self", "other"),
+           grads={"self": lambda g, s: g * _mask(np.broadcast_to(s.condition.data, g.data.shape), g),
+                  "other": lambda g, s: g * _mask(~np.broadcast_to(s.condition.data, g.data.shape), g)})
+masked_fill = Op("masked_fill", "MaskedFillBackward0",
+                 lambda x, mask, value: np.where(mask.data, np.asarray(value, dtype=x.dtype), x),
+                 grads={"self": lambda g, s: g * _mask(~np.broadcast_to(s.mask.data, g.data.shape), g)})
+
+# --- elementwise functions ------------------------------------------------------------------
+exp = Op("exp", "ExpBackward0", np.exp, saves={"result": None},
+         grads={"self": lambda g, s: g * s.result})
+log = Op("log", "LogBackward0", np.log, saves={"self": None},
+         grads={"self": lambda g, s: g / s.self})
+tanh = Op("tanh", "TanhBackward0", np.tanh, saves={"result": None},
+          grads={"self": lambda g, s: g * (1 - s.result * s.result)})
+sigmoid = Op("sigmoid", "SigmoidBackward0", lambda x: 1.0 / (1.0 + np.exp(-x)), saves={"result": None},
+             grads={"self": lambda g, s: g * s.result * (1 - s.result)})
+relu = Op("relu", "ReluBackward0", lambda x: np.maximum(x, 0).astype(x.dtype), saves={"result": None},
+          grads={"self": lambda g, s: g * _mask(s.result.data > 0, g)})
+abs = Op("abs", "AbsBackward0", np.abs, saves={"self": None},
+         grads={"self": lambda g, s: g * s.self.sign()})
+sqrt = Op("sqrt", "SqrtBackward0", np.sqrt, saves={"result": None},
+          grads={"self": lambda g, s: g / (2 * s.result)})
+sin = Op("sin", "SinBackward0", np.sin, saves={"self": None},
+         grads={"self": lambda g, s: g * s.self.cos()})
+cos = Op("cos", "CosBackward0", np.cos, saves={"self": None},
+         grads={"self": lambda g, s: -g * s.self.sin()})
+clamp = Op("clamp", "ClampBackward1", _clamp_forward, saves={"self": None},
+           grads={"self": _clamp_backward})
+clone = Op("clone", "CloneBackward0", np.copy, grads={"self": lambda g, s: g})
+to_copy = Op("_to_copy", "ToCopyBackward0", lambda x, dtype: x.astype(dtype.np),
+             saves={"self": None},
+             grads={"self": lambda g, s: g.to(s.self.dtype)})
+
+# --- reductions ---------------------------------------------------------------------
+sum = Op("sum", "SumBackward0", lambda x, self_sym_sizes: np.sum(x),
+         grads={"self": lambda g, s: g.expand(s.self_sym_sizes)})
+sum_dim = Op("sum", "SumBackward1", lambda x, dim, keepdim, self_sym_sizes: np.sum(x, axis=dim, keepdims=keepdim),
+             grads={"self": lambda g, s: _restore_dims(g, s).expand(s.self_sym_sizes)})
+mean = Op("mean", "MeanBackward0", lambda x, self_sym_sizes: np.mean(x),
+          grads={"self": lambda g, s: g.expand(s.self_sym_sizes) / float(np.prod(s.self_sym_sizes))})
+mean_dim = Op("mean", "MeanBackward1", lambda x, dim, keepdim, self_sym_sizes: np.mean(x, axis=dim, keepdims=keepdim),
+              grads={"self": lambda g, s: _restore_dims(g, s).expand(s.self_sym_sizes)
+                     / float(np.prod([s.self_sym_sizes[d] for d in s.dim]))})
+max = Op("max", "MaxBackward1", np.max, saves={"self": None, "result": None},
+         grads={"self": _max_full_backward})
+min = Op("min", "MinBackward1", np.min, saves={"self": None, "result": None},
+         grads={"self": _max_full_backward})
+max_dim = Op("max", "MaxBackward0", _max_dim_forward, multi_output=True, saves={"indices": None},
+             grads={"self": lambda grads, s: _select_backward(grads[0], s)})
+min_dim = Op("min", "MinBackward0", lambda x, **kw: _max_dim_forward(x, reduce=np.argmin, **kw),
+             multi_output=True, saves={"indices": None},
+             grads={"self": lambda grads, s: _select_backward(grads[0], s)})
+
+
+softmax = Op("_softmax", "SoftmaxBackward0", _softmax, saves={"result": None},
+             grads={"self": lambda g, s: s.result * (g - (g * s.result).sum(s.dim, keepdim=True))})
+log_softmax = Op("_log_softmax", "LogSoftmaxBackward0", _log_softmax, saves={"result": None},
+                 grads={"self": lambda g, s: g - s.result.exp() * g.sum(s.dim, keepdim=True)})
+
+# --- shapes --------------------------------------------------------------------------
+view = Op("view", "ViewBackward0", lambda x, size, self_sym_sizes: x.reshape(size),
+          grads={"self": lambda g, s: g.reshape(s.self_sym_sizes)})
+transpose = Op("transpose", "TransposeBackward0", lambda x, dim0, dim1: np.swapaxes(x, dim0, dim1),
+               grads={"self": lambda g, s: g.transpose(s.dim0, s.dim1)})
+t = Op("t", "TBackward0", lambda x: x.T, grads={"self": lambda g, s: g.t()})
+permute = Op("permute", "PermuteBackward0", lambda x, dims: np.transpose(x, dims),
+             grads={"self": lambda g, s: g.permute(*_inverse(s.dims))})
+unsqueeze = Op("unsqueeze", "UnsqueezeBackward0", lambda x, dim: np.expand_dims(x, dim),
+               grads={"self": lambda g, s: g.squeeze(s.dim)})
+squeeze = Op("squeeze", "SqueezeBackward0", lambda x, self_sym_sizes: np.squeeze(x),
+             grads={"self": lambda g, s: g.reshape(s.self_sym_sizes)})
+squeeze_dim = Op("squeeze", "SqueezeBackward1",
+                 lambda x, dim, self_sym_sizes: np.squeeze(x, dim) if x.ndim and x.shape[dim] == 1 else x,
+                 grads={"self": lambda g, s: g.reshape(s.self_sym_sizes)})
+expand = Op("expand", "ExpandBackward0", lambda x, size, self_sym_sizes: np.broadcast_to(x, size),
+            grads={"self": lambda g, s: g.sum_to_size(s.self_sym_sizes)})
+unbind = Op("unbind", "UnbindBackward0", lambda x, dim: tuple(np.moveaxis(x, dim, 0)),
+            multi_output=True,
+            grads={"self": lambda grads, s: _stack_or_zeros(grads, s.dim)})
+cat = Op("cat", "CatBackward0", lambda *xs, dim, sizes: np.concatenate(xs, axis=dim), None,
+         grads=lambda g, s, i: g.narrow(s.dim, int(np.sum(s.sizes[:i])), s.sizes[i]))
+stack = Op("stack", "StackBackward0", lambda *xs, dim: np.stack(xs, axis=dim), None,
+           grads=lambda g, s, i: g.select(s.dim, i))
+
+
+def _stack_or_zeros(grads, dim):
+    from ._creation import stack as stack_fn
+    like = g_any(grads)
+    return stack_fn([g if g is not None else _zeros_like(like) for g in grads], dim)
+
+
+# --- indexing ---------------------------------------------------------------------------
+def _index_backward(g, s):
+    return apply_index_put(g, s.index, s.self_sym_sizes)
+
+
+def apply_index_put(g, index, shape):
+    from ._dispatch import apply_op
+    return apply_op(index_put_zeros, (g,), {"index": index, "shape": shape})
+
+
+def _index_put_zeros_forward(g, index, shape):
+    out = np.zeros(shape, dtype=g.dtype)
+    np.add.at(out, index, g)        # repeated indices accumulate
+    return out
+
+
+select = Op("select", "SelectBackward0", lambda x, index, self_sym_sizes: x[index],
+            grads={"self": _index_backward})
+slice = Op("slice", "SliceBackward0", lambda x, index, self_sym_sizes: x[index],
+           grads={"self": _index_backward})
+index = Op("index", "IndexBackward0", lambda x, index, self_sym_sizes: x[index],
+           grads={"self": _index_backward})
+index_put_zeros = Op("index_put", "IndexPutBackward0", _index_put_zeros_forward,
+                     grads={"self": lambda g, s: g[s.index]})
+
+# --- matrix products ------------------------------------------------------------------
+mm = Op("mm", "MmBackward0", np.matmul, ("self", "mat2"),
+        saves={"self": "mat2", "mat2": "self"},
+        grads={"self": lambda g, s: g.mm(s.mat2.t()), "mat2": lambda g, s: s.self.t().mm(g)})
+dot = Op("dot", "DotBackward0", np.dot, ("self", "tensor"),
+         saves={"self": "tensor", "tensor": "self"},
+         grads={"self": lambda g, s: g * s.tensor, "tensor": lambda g, s: g * s.self})
+mv = Op("mv", "MvBackward0", np.matmul, ("self", "vec"),
+        saves={"self": "vec", "vec": "self"},
+        grads={"self": lambda g, s: g.unsqueeze(1) * s.vec.unsqueeze(0),
+               "vec": lambda g, s: s.self.t().matmul(g)})
+bmm = Op("matmul", "BmmBackward0", np.matmul, ("self", "other"),
+         saves={"self": "other", "other": "self"},
+         grads={"self": lambda g, s: g.matmul(s.other.transpose(-1, -2)),
+                "other": lambda g, s: s.self.transpose(-1, -2).matmul(g)})
+
+# --- no gradient: comparisons, in-place fills ----------------------------------------------
+eq = Op("eq", None, np.equal, ("self", "other"))
+ne = Op("ne", None, np.not_equal, ("self", "other"))
+lt = Op("lt", None, np.less, ("self", "other"))
+le = Op("le", None, np.less_equal, ("self", "other"))
+gt = Op("gt", None, np.greater, ("self", "other"))
+ge = Op("ge", None, np.greater_equal, ("self", "other"))
+logical_and = Op("logical_and", None, np.logical_and, ("self", "other"))
+logical_or = Op("logical_or", None, np.logical_or, ("self", "other"))
+logical_not = Op("logical_not", None, np.logical_not)
+sign = Op("sign", None, np.sign)
+fill = Op("fill_", "FillBackward0", lambda x, value: np.full_like(x, value),
+          grads={"self": lambda g, s: g * 0.0})
+copy = Op("copy_", "CopyBackwards", lambda x, src: np.broadcast_to(src, x.shape).astype(x.dtype),
+          ("self", "src"),
+          grads={"self": lambda g, s: g * 0.0, "src": lambda g, s: g})

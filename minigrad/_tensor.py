@@ -1,0 +1,634 @@
+"""``Tensor``: a numpy array with the autograd state PyTorch keeps next to it.
+
+PyTorch counterparts: ``torch/_tensor.py`` (``register_hook``,
+``register_post_accumulate_grad_hook``), ``torch/csrc/autograd/variable.cpp``
+(``retain_grad``, ``grad_fn``, the version counter). Tensor hooks live here: a tensor
+keeps its hooks in one ordered dict; for a non-leaf the first registration hands that
+dict to its ``grad_fn`` (the engine runs it when it visits the node); a leaf's
+``AccumulateGrad`` reads the leaf's dict lazily, so leaf hooks outlive the node.
+"""
+import warnings
+import weakref
+from collections import OrderedDict
+
+import numpy as np
+
+from . import _ops as ops
+from . import dtypes
+from . import grad_mode
+from ._dispatch import apply_op
+from ._format import tensor_repr
+from .utils.hooks import RemovableHandle
+
+
+def _as_tensor(value, like=None):
+    """Python scalars become 0-dim "wrapped numbers" (PyTorch's term): they join an op
+    with the dtype of the tensor they meet, get no edge, and are never packed by
+    saved-tensor hooks."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (bool, int, float, np.number)):
+        t = Tensor._wrap(np.asarray(value))
+        t._wrapped = value.item() if isinstance(value, np.number) else value
+        return t
+    return tensor(value)
+
+
+class Tensor:
+    """``torch.Tensor`` on top of a numpy array (``.data``)."""
+
+    __slots__ = ("data", "requires_grad", "grad_fn", "_output_nr", "_grad",
+                 "_version_counter", "_backward_hooks", "_post_accumulate_grad_hooks",
+                 "_retains_grad", "_grad_accumulator", "_wrapped", "__weakref__", "__dict__")
+    __array_priority__ = 1000       # numpy scalars on the left defer to our operators
+    __hash__ = object.__hash__      # hashed by identity, like torch.Tensor
+
+    def __init__(self, data, dtype=None, requires_grad=False):
+        t = tensor(data, dtype=dtype, requires_grad=requires_grad)
+        self._init(t.data)
+        self.requires_grad = t.requires_grad
+
+    def _init(self, data, version_counter=None):
+        self.data = data
+        self.requires_grad = False
+        self.grad_fn = None
+        self._output_nr = 0
+        self._grad = None
+        self._version_counter = version_counter if version_counter is not None else [0]
+        self._backward_hooks = None
+        self._post_accumulate_grad_hooks = None
+        self._retains_grad = False
+        self._grad_accumulator = None
+        self._wrapped = None
+
+    @classmethod
+    def _wrap(cls, data, version_counter=None):
+        """A new tensor around an existing array (no copy, no graph)."""
+        t = object.__new__(cls)
+        t._init(data, version_counter)
+        return t
+
+    # --- basic properties --------------------------------------------------------------
+    @property
+    def shape(self):
+        return Size(self.data.shape)
+
+    def size(self, dim=None):
+        return self.shape if dim is None else self.data.shape[dim]
+
+    def dim(self):
+        return self.data.ndim
+
+    ndim = property(dim)
+
+    def numel(self):
+        return int(self.data.size)
+
+    @property
+    def dtype(self):
+        return dtypes.from_numpy_dtype(self.data.dtype)
+
+    @property
+    def device(self):
+        return "cpu"
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def _version(self):
+        return self._version_counter[0]
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    def is_floating_point(self):
+        return self.data.dtype.kind == "f"
+
+    def numpy(self):
+        if self.requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
+                               "Use tensor.detach().numpy() instead.")
+        return self.data
+
+    def item(self):
+        if self.data.size != 1:
+            raise RuntimeError(f"a Tensor with {self.data.size} elements cannot be converted to Scalar")
+        return self.data.item()
+
+    def tolist(self):
+        return self.data.tolist()
+
+    def data_ptr(self):
+        return self.data.__array_interface__["data"][0]
+
+    def __len__(self):
+        if self.data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.data.shape[0]
+
+    def __iter__(self):
+        return iter(self.unbind(0))
+
+    def __bool__(self):
+        if self.data.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.data)
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        return int(self.item())
+
+    def __repr__(self):
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    # --- requires_grad and .grad ----------------------------------------------------
+    def __setattr__(self, name, value):
+        if name == "requires_grad" and value and self.data.dtype.kind != "f":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        object.__setattr__(self, name, value)
+
+    def requires_grad_(self, requires_grad=True):
+        if not requires_grad and self.grad_fn is not None:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach().")
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad(self):
+        """The accumulated gradient (leaves, and non-leaves that called ``retain_grad``)."""
+        if self.grad_fn is not None and not self._retains_grad and self.requires_grad:
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
+                "Its .grad attribute won't be populated during autograd.backward(). If you "
+                "indeed want the .grad field to be populated for a non-leaf Tensor, use "
+                ".retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by "
+                "mistake, make sure you access the leaf Tensor instead. See "
+                "github.com/pytorch/pytorch/pull/30531 for more information.", UserWarning,
+                stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+            if value.shape != self.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+            if value.dtype is not self.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+        self._grad = value
+
+    def _get_grad_accumulator(self):
+        """This leaf's AccumulateGrad node, created on first use and held weakly (so
+        node hooks registered on it vanish with it, as in PyTorch)."""
+        from .autograd.graph import AccumulateGrad
+        if not self.requires_grad or self.grad_fn is not None:
+            return None
+        node = self._grad_accumulator() if self._grad_accumulator is not None else None
+        if node is None:
+            node = AccumulateGrad(self)
+            self._grad_accumulator = weakref.ref(node)
+        return node
+
+    # --- tensor hooks ------------------------------------------------------------------
+    def register_hook(self, hook):
+        """``Tensor.register_hook(hook)``: ``hook(grad) -> Tensor | None``.
+
+        Runs when the engine reaches the node that produces this tensor's gradient,
+        once, with the summed gradient; several hooks run in registration order, each
+        seeing the previous one's result. Returning a tensor replaces the gradient (same
+        shape and dtype); None keeps it."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._backward_hooks is None:
+            self._backward_hooks = OrderedDict()
+            if self.grad_fn is not None:
+                self.grad_fn._register_hook_dict(self)
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        return handle
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """``Tensor.register_post_accumulate_grad_hook(hook)``: ``hook(tensor) -> None``,
+        run by AccumulateGrad right after ``.grad`` was updated (leaves only)."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if self._post_accumulate_grad_hooks is None:
+            self._post_accumulate_grad_hooks = OrderedDict()
+        handle = RemovableHandle(self._post_accumulate_grad_hooks)
+        self._post_accumulate_grad_hooks[handle.id] = hook
+        return handle
+
+    def retain_grad(self):
+        """``Tensor.retain_grad()``: make a non-leaf keep its gradient in ``.grad``.
+
+        The engine stores it after all tensor hooks of the node ran (so ``.grad`` is the
+        hooked value), before the node's pre-hooks. A no-op for leaves."""
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        self.grad_fn._retains_grad[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    def _store_retained_grad(self, grad):
+        """What a retain_grad hook does: clone the first time, then add out of place."""
+        if grad is None:
+            return
+        if self._grad is None:
+            self._grad = Tensor._wrap(grad.data.copy())
+            if grad.requires_grad:
+                self._grad = grad.clone()
+        else:
+            self._grad = self._grad + grad
+
+    # --- autograd entry points ----------------------------------------------------------
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """``Tensor.backward``: see :func:`minigrad.autograd.backward`."""
+        from . import autograd
+        autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self):
+        return Tensor._wrap(self.data, self._version_counter)
+
+    def detach_(self):
+        self.grad_fn = None
+        self.requires_grad = False
+        return self
+
+    # --- in-place ops ---------------------------------------------------------------------
+    def _check_inplace(self):
+        if self.requires_grad and self.grad_fn is None and grad_mode.is_grad_enabled():
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+
+    def _inplace(self, op, others=(), attrs=None):
+        """Run ``op`` and write its result into this tensor's own buffer.
+
+        When a graph is being recorded the tensor gets the op's node as its new
+        ``grad_fn``; as in PyTorch, tensor hooks registered earlier stay with the old
+        node, while ``retain_grad`` moves to the new one."""
+        self._check_inplace()
+        others = tuple(_as_tensor(o) for o in others)
+        recording = grad_mode.is_grad_enabled() and (
+            self.requires_grad or any(o.requires_grad for o in others))
+        with grad_mode.set_grad_enabled(recording):
+            out = apply_op(op, (self,) + others, attrs)
+        np.copyto(self.data, out.data, casting="unsafe")
+        self._version_counter[0] += 1
+        if recording:
+            old_node, old_nr = self.grad_fn, self._output_nr
+            self.grad_fn, self._output_nr = out.grad_fn, 0
+            self.requires_grad = True
+            self._backward_hooks = None
+            if self._retains_grad and old_node is not None:
+                old_node._retains_grad.pop(old_nr, None)
+                self.grad_fn._retains_grad[0] = weakref.ref(self)
+        return self
+
+    def add_(self, other, alpha=1):
+        return self._inplace(ops.add, (other if alpha == 1 else _as_tensor(other) * alpha,))
+
+    def sub_(self, other, alpha=1):
+        return self._inplace(ops.sub, (other if alpha == 1 else _as_tensor(other) * alpha,))
+
+    def mul_(self, other):
+        return self._inplace(ops.mul, (other,))
+
+    def div_(self, other):
+        return self._inplace(ops.div, (other,))
+
+    def clamp_(self, min=None, max=None):
+        return self._inplace(ops.clamp, (), {"min": min, "max": max})
+
+    def zero_(self):
+        return self.fill_(0)
+
+    def fill_(self, value):
+        return self._inplace(ops.fill, (), {"value": value})
+
+    def copy_(self, src):
+        return self._inplace(ops.copy, (src,))
+
+    def normal_(self, mean=0.0, std=1.0):
+        from ._creation import _rng
+        with grad_mode.no_grad():
+            self.data[...] = _rng().normal(mean, std, self.data.shape)
+        self._version_counter[0] += 1
+        return self
+
+    def uniform_(self, a=0.0, b=1.0):
+        from ._creation import _rng
+        with grad_mode.no_grad():
+            self.data[...] = _rng().uniform(a, b, self.data.shape)
+        self._version_counter[0] += 1
+        return self
+
+    # --- out-of-place ops: all go through the op table -----------------------------
+    def _binary(self, op, other):
+        return apply_op(op, (self, _as_tensor(other)))
+
+    def __add__(self, other): return self._binary(ops.add, other)
+    def __radd__(self, other): return self._binary(ops.add, other)
+    def __sub__(self, other): return self._binary(ops.sub, other)
+    def __rsub__(self, other): return self._binary(ops.rsub, other)
+    def __mul__(self, other): return self._binary(ops.mul, other)
+    def __rmul__(self, other): return self._binary(ops.mul, other)
+    def __truediv__(self, other): return self._binary(ops.div, other)
+    def __rtruediv__(self, other): return self.reciprocal() * other
+    def __matmul__(self, other): return self.matmul(other)
+    def __rmatmul__(self, other): return _as_tensor(other).matmul(self)
+    def __neg__(self): return apply_op(ops.neg, (self,))
+
+    def __pow__(self, exponent):
+        if isinstance(exponent, Tensor):
+            return apply_op(ops.pow_tensor, (self, exponent))
+        return apply_op(ops.pow_scalar, (self,), {"exponent": exponent})
+
+    def __rpow__(self, base):
+        return apply_op(ops.pow_scalar_base, (self,), {"self": base})
+
+    def __iadd__(self, other): return self.add_(other)
+    def __isub__(self, other): return self.sub_(other)
+    def __imul__(self, other): return self.mul_(other)
+    def __itruediv__(self, other): return self.div_(other)
+
+    def __eq__(self, other): return self._binary(ops.eq, other)
+    def __ne__(self, other): return self._binary(ops.ne, other)
+    def __lt__(self, other): return self._binary(ops.lt, other)
+    def __le__(self, other): return self._binary(ops.le, other)
+    def __gt__(self, other): return self._binary(ops.gt, other)
+    def __ge__(self, other): return self._binary(ops.ge, other)
+    def __and__(self, other): return self._binary(ops.logical_and, other)
+    def __or__(self, other): return self._binary(ops.logical_or, other)
+    def __invert__(self): return apply_op(ops.logical_not, (self,))
+
+    def add(self, other, alpha=1):
+        return self + (other if alpha == 1 else _as_tensor(other) * alpha)
+
+    def sub(self, other, alpha=1):
+        return self - (other if alpha == 1 else _as_tensor(other) * alpha)
+
+    def mul(self, other): return self * other
+    def div(self, other): return self / other
+    def pow(self, exponent): return self ** exponent
+    def neg(self): return -self
+    def exp(self): return apply_op(ops.exp, (self,))
+    def log(self): return apply_op(ops.log, (self,))
+    def tanh(self): return apply_op(ops.tanh, (self,))
+    def sigmoid(self): return apply_op(ops.sigmoid, (self,))
+    def relu(self): return apply_op(ops.relu, (self,))
+    def abs(self): return apply_op(ops.abs, (self,))
+    def sqrt(self): return apply_op(ops.sqrt, (self,))
+    def sin(self): return apply_op(ops.sin, (self,))
+    def cos(self): return apply_op(ops.cos, (self,))
+    def sign(self): return apply_op(ops.sign, (self,))
+    def reciprocal(self): return apply_op(ops.reciprocal, (self,))
+    def clone(self): return apply_op(ops.clone, (self,))
+    def eq(self, other): return self == other
+    def maximum(self, other): return apply_op(ops.maximum, (self, _as_tensor(other)))
+
+    def clamp(self, min=None, max=None):
+        return apply_op(ops.clamp, (self,), {"min": min, "max": max})
+
+    clip = clamp
+
+    def to(self, dtype=None, *args, **kwargs):
+        if isinstance(dtype, str):      # .to("cpu")
+            return self
+        if dtype is None or dtype is self.dtype:
+            return self
+        return apply_op(ops.to_copy, (self,), {"dtype": dtype})
+
+    def float(self): return self.to(dtypes.float32)
+    def double(self): return self.to(dtypes.float64)
+    def long(self): return self.to(dtypes.int64)
+    def cpu(self): return self
+    def contiguous(self): return self
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return "torch." + self.dtype.tensor_type
+        return self.to(dtype)
+
+    # reductions
+    def sum(self, dim=None, keepdim=False):
+        if dim is None:
+            return apply_op(ops.sum, (self,), {"self_sym_sizes": self.data.shape})
+        return apply_op(ops.sum_dim, (self,), {"dim": _dims(dim, self.data.ndim), "keepdim": keepdim,
+                                               "self_sym_sizes": self.data.shape})
+
+    def mean(self, dim=None, keepdim=False):
+        if dim is None:
+            return apply_op(ops.mean, (self,), {"self_sym_sizes": self.data.shape})
+        return apply_op(ops.mean_dim, (self,), {"dim": _dims(dim, self.data.ndim), "keepdim": keepdim,
+                                                "self_sym_sizes": self.data.shape})
+
+    def max(self, dim=None, keepdim=False):
+        if isinstance(dim, Tensor):
+            return self.maximum(dim)
+        if dim is None:
+            return apply_op(ops.max, (self,))
+        values, indices = apply_op(ops.max_dim, (self,), {"dim": dim % max(self.data.ndim, 1), "keepdim": keepdim,
+                                                           "self_sym_sizes": self.data.shape})
+        return MinMaxResult(values, indices)
+
+    def min(self, dim=None, keepdim=False):
+        if dim is None:
+            return apply_op(ops.min, (self,))
+        values, indices = apply_op(ops.min_dim, (self,), {"dim": dim % max(self.data.ndim, 1), "keepdim": keepdim,
+                                                           "self_sym_sizes": self.data.shape})
+        return MinMaxResult(values, indices)
+
+    def argmax(self, dim=None, keepdim=False):
+        data = self.data.argmax() if dim is None else self.data.argmax(axis=dim)
+        if keepdim and dim is not None:
+            data = np.expand_dims(data, dim)
+        return Tensor._wrap(np.asarray(data, dtype=np.int64))
+
+    def softmax(self, dim):
+        return apply_op(ops.softmax, (self,), {"dim": dim % self.data.ndim})
+
+    def log_softmax(self, dim):
+        return apply_op(ops.log_softmax, (self,), {"dim": dim % self.data.ndim})
+
+    def masked_fill(self, mask, value):
+        return apply_op(ops.masked_fill, (self,), {"mask": _as_tensor(mask), "value": float(value)})
+
+    # shapes
+    def reshape(self, *shape):
+        shape = _shape_arg(shape)
+        new_shape = np.empty(self.data.shape, dtype=[]).reshape(shape).shape if -1 in shape else tuple(shape)
+        return apply_op(ops.view, (self,), {"size": new_shape, "self_sym_sizes": self.data.shape})
+
+    view = reshape
+
+    def view_as(self, other):
+        return self.reshape(other.shape)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        nd = self.data.ndim
+        if nd == 0:
+            return self.reshape(1)
+        start, end = start_dim % nd, end_dim % nd
+        shape = self.data.shape
+        return self.reshape(shape[:start] + (-1,) + shape[end + 1:])
+
+    def transpose(self, dim0, dim1):
+        nd = max(self.data.ndim, 1)
+        return apply_op(ops.transpose, (self,), {"dim0": dim0 % nd, "dim1": dim1 % nd})
+
+    def t(self):
+        if self.data.ndim > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.data.ndim}D")
+        return apply_op(ops.t, (self,))
+
+    @property
+    def T(self):
+        return self.permute(*reversed(range(self.data.ndim)))
+
+    @property
+    def mT(self):
+        return self.transpose(-2, -1)
+
+    def permute(self, *dims):
+        dims = tuple(d % self.data.ndim for d in _shape_arg(dims))
+        return apply_op(ops.permute, (self,), {"dims": dims})
+
+    def unsqueeze(self, dim):
+        return apply_op(ops.unsqueeze, (self,), {"dim": dim % (self.data.ndim + 1)})
+
+    def squeeze(self, dim=None):
+        if dim is None:
+            return apply_op(ops.squeeze, (self,), {"self_sym_sizes": self.data.shape})
+        return apply_op(ops.squeeze_dim, (self,), {"dim": dim % max(self.data.ndim, 1),
+                                                   "self_sym_sizes": self.data.shape})
+
+    def expand(self, *sizes):
+        sizes = _shape_arg(sizes)
+        lead = len(sizes) - self.data.ndim
+        sizes = tuple(self.data.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
+        return apply_op(ops.expand, (self,), {"size": sizes, "self_sym_sizes": self.data.shape})
+
+    def expand_as(self, other):
+        return self.expand(other.shape)
+
+    def sum_to_size(self, *shape):
+        return _sum_to(self, tuple(_shape_arg(shape)))
+
+    def unbind(self, dim=0):
+        return apply_op(ops.unbind, (self,), {"dim": dim % self.data.ndim})
+
+    def chunk(self, chunks, dim=0):
+        size = -(-self.data.shape[dim] // chunks)
+        return self.split(size, dim)
+
+    def split(self, size, dim=0):
+        n = self.data.shape[dim]
+        return tuple(self[(slice(None),) * (dim % self.data.ndim) + (slice(i, i + size),)]
+                     for i in range(0, n, size))
+
+    def __getitem__(self, key):
+        from ._indexing import getitem
+        return getitem(self, key)
+
+    def __setitem__(self, key, value):
+        from ._indexing import setitem
+        setitem(self, key, value)
+
+    def matmul(self, other):
+        other = _as_tensor(other)
+        a, b = self.data.ndim, other.data.ndim
+        if a == 2 and b == 2:
+            return apply_op(ops.mm, (self, other))
+        if a == 1 and b == 1:
+            return apply_op(ops.dot, (self, other))
+        if a == 2 and b == 1:
+            return apply_op(ops.mv, (self, other))
+        if a == 1 and b == 2:
+            return self.unsqueeze(0).matmul(other).squeeze(0)
+        return apply_op(ops.bmm, (self, other))
+
+    mm = matmul
+
+
+class MinMaxResult(tuple):
+    """``torch.return_types.max``: a (values, indices) pair with named fields."""
+
+    def __new__(cls, values, indices):
+        return super().__new__(cls, (values, indices))
+
+    values = property(lambda self: self[0])
+    indices = property(lambda self: self[1])
+
+
+class Size(tuple):
+    """``torch.Size``: a tuple of ints that prints like PyTorch's."""
+
+    def __repr__(self):
+        return f"torch.Size([{', '.join(str(s) for s in self)}])"
+
+    def numel(self):
+        return int(np.prod(self))
+
+
+def _shape_arg(shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
+        return tuple(shape[0])
+    return tuple(shape)
+
+
+def _dims(dim, ndim):
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    return tuple(sorted(d % max(ndim, 1) for d in dims))
+
+
+def _sum_to(grad, shape):
+    """Reduce a broadcast gradient back to ``shape`` (PyTorch's ``at::sum_to``): sum the
+    leading dims that broadcasting added and the dims that were 1. Built from minigrad
+    ops so it is differentiable too."""
+    shape = tuple(shape)
+    gshape = grad.data.shape
+    if gshape == shape:
+        return grad
+    lead = len(gshape) - len(shape)
+    dims = tuple(range(lead)) + tuple(
+        lead + i for i, s in enumerate(shape) if s == 1 and gshape[lead + i] != 1)
+    if dims:
+        grad = grad.sum(dim=dims, keepdim=True)
+    if lead or grad.data.shape != shape:
+        grad = grad.reshape(shape)
+    return grad
+
+
+def tensor(data, dtype=None, requires_grad=False, device=None):
+    """``torch.tensor(data)``: copies ``data``; floats default to float32."""
+    if isinstance(data, Tensor):
+        data = data.data
+    np_dtype = dtypes.to_numpy_dtype(dtype)
+    arr = np.array(data, dtype=np_dtype)
+    if np_dtype is None:
+        if arr.dtype.kind == "f":
+            arr = arr.astype(np.float32) if not (isinstance(data, np.ndarray) and data.dtype == np.float64) else arr
+        elif arr.dtype.kind in "iu":
+            arr = arr.astype(np.int64)
+        elif arr.dtype.kind not in "b":
+            arr = arr.astype(np.float32)
+    t = Tensor._wrap(arr)
+    if requires_grad:
+        t.requires_grad = True
+    return t

@@ -1,0 +1,474 @@
+"""The backward engine: dependency counting, a ready queue, and the hooks in order.
+
+PyTorch counterpart: ``torch/csrc/autograd/engine.cpp`` (``Engine::execute``,
+``evaluate_function``, ``call_function``, ``compute_dependencies``,
+``init_to_execute``), seen from a single CPU thread.
+
+One backward pass is a *graph task*:
+
+1. count, for every node reachable from the root, how many edges point at it;
+2. push the root with its gradient on a ready queue;
+3. pop the node with the highest sequence number (the one created last in forward;
+   a leaf's AccumulateGrad has the largest possible number, so a leaf is accumulated
+   as soon as its gradient is complete), run it with its hooks, and hand each output
+   gradient to the next node's input buffer, where gradients from several uses are
+   summed; a node whose count reaches zero is ready;
+4. when the queue is empty, run the final callbacks queued during the pass.
+
+At one node the order is (``call_function``): tensor hooks, then ``retain_grad``,
+then node pre-hooks, the node itself (AccumulateGrad: accumulate, then
+post-accumulate hooks), the engine's output validation (reduce broadcast gradients,
+cast dtypes), then node post-hooks.
+
+The engine is a generator of :class:`EngineEvent` so a pass can be stepped and
+watched (:func:`backward_steps`, :func:`record_events`); ``backward()`` just runs it
+to the end.
+"""
+import itertools
+import threading
+import warnings
+from collections import deque, namedtuple
+
+from .. import grad_mode
+from .anomaly_mode import is_anomaly_enabled
+from .graph import (Node, AccumulateGrad, check_node_hook_result, check_tensor_hook_result)
+
+__all__ = ["EngineEvent", "backward_steps", "record_events", "queue_callback",
+           "current_graph_task_id", "will_engine_execute_node"]
+
+EngineEvent = namedtuple("EngineEvent", "kind node hook args result")
+EngineEvent.__doc__ = """One step of a backward pass: ``kind`` (see docs/architecture.md),
+the ``node`` concerned, the ``hook`` that ran (or None), what it received (``args``)
+and what it returned (``result``)."""
+
+
+class GraphRoot(Node):
+    """The node PyTorch puts above several roots (``backward([a, b])``): it has the
+    newest sequence number and hands each root its gradient."""
+
+    _name = "GraphRoot"
+
+    def __init__(self, edges, grads):
+        super().__init__(edges)
+        self._grads = tuple(grads)
+
+    def apply(self, grad_outputs, needs_input_grad):
+        return self._grads
+
+
+class _ExecInfo:
+    """For ``autograd.grad`` / ``backward(inputs=...)``: whether a node must run
+    (``needed``) and which gradients to capture at it (``captures``: input slot,
+    result index)."""
+
+    __slots__ = ("needed", "captures")
+
+    def __init__(self):
+        self.needed = False
+        self.captures = []
+
+    def should_execute(self):
+        return self.needed or bool(self.captures)
+
+
+class GraphTask:
+    """The state of one backward pass."""
+
+    _ids = itertools.count(1)
+
+    def __init__(self, keep_graph, create_graph):
+        self.id = next(GraphTask._ids)
+        self.keep_graph = keep_graph
+        self.create_graph = create_graph
+        self.dependencies = {}
+        self.nodes_in_graph = set()
+        self.not_ready = {}
+        self.exec_info = None            # None: run everything reachable
+        self.captured = []
+        self.final_callbacks = []
+
+
+# --- the per-thread "current graph task" ------------------------------------------------
+_local = threading.local()
+
+
+def _task_stack():
+    stack = getattr(_local, "tasks", None)
+    if stack is None:
+        stack = _local.tasks = []
+    return stack
+
+
+def current_graph_task_id():
+    """``torch._C._current_graph_task_id()``: -1 outside a backward pass."""
+    stack = _task_stack()
+    return stack[-1].id if stack else -1
+
+
+def queue_callback(callback):
+    """``Variable._execution_engine.queue_callback(cb)``: run ``cb()`` once, after every
+    node of the current pass finished (FIFO; a callback may queue more). Skipped when
+    the pass fails."""
+    stack = _task_stack()
+    if not stack:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    stack[-1].final_callbacks.append(callback)
+
+
+def will_engine_execute_node(node):
+    """``torch._C._will_engine_execute_node``: will the current pass run (or capture
+    at) ``node``? Used by multi-grad hooks to know how many gradients to wait for."""
+    stack = _task_stack()
+    if not stack:
+        raise RuntimeError("_will_engine_execute_node should only be called during the backward pass")
+    task = stack[-1]
+    if task.exec_info is None:
+        return node in task.nodes_in_graph
+    info = task.exec_info.get(node)
+    if isinstance(node, AccumulateGrad) and task.captured:
+        raise RuntimeError(
+            "A leaf node was passed to _will_engine_execute_node but we are currently running "
+            "autograd.grad(). This is currently not supported.")
+    return node in task.nodes_in_graph and info is not None and info.should_execute()
+
+
+# --- the ready queue ------------------------------------------------------------------------
+class ReadyQueue:
+    """A max-heap on sequence number, ported from libstdc++'s ``push_heap``/``pop_heap``
+    (PyTorch's ``std::priority_queue``) so that ties between AccumulateGrad nodes, which
+    all share the largest sequence number, pop in exactly PyTorch's order. Python's
+    ``heapq`` orders ties differently."""
+
+    def __init__(self):
+        self._heap = []
+
+    def __len__(self):
+        return len(self._heap)
+
+    def push(self, node, buffer):
+        h = self._heap
+        item = (node._seq, node, buffer)
+        h.append(item)
+        hole = len(h) - 1
+        key = item[0]
+        while hole > 0:
+            parent = (hole - 1) // 2
+            if h[parent][0] < key:
+                h[hole] = h[parent]
+                hole = parent
+            else:
+                break
+        h[hole] = item
+
+    def pop(self):
+        h = self._heap
+        top = h[0]
+        value = h[-1]
+        n = len(h) - 1
+        hole = child = 0
+        while child < (n - 1) // 2:
+            child = 2 * (child + 1)
+            if h[child][0] < h[child - 1][0]:
+                child -= 1
+            h[hole] = h[child]
+            hole = child
+        if n % 2 == 0 and n >= 2 and child == (n - 2) // 2:
+            child = 2 * (child + 1)
+            h[hole] = h[child - 1]
+            hole = child - 1
+        parent = (hole - 1) // 2
+        while hole > 0 and h[parent][0] < value[0]:
+            h[hole] = h[parent]
+            hole = parent
+            parent = (hole - 1) // 2
+        if n > 0:
+            h[hole] = value
+        h.pop()
+        return top[1], top[2]
+
+
+# --- graph preparation -------------------------------------------------------------------
+def _compute_dependencies(task, root):
+    """Count the edges pointing at each node reachable from ``root``."""
+    deps = task.dependencies
+    seen = task.nodes_in_graph
+    stack = [root]
+    while stack:
+        fn = stack.pop()
+        for edge in fn.next_functions:
+            if edge is None:
+                continue
+            nxt = edge[0]
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+
+
+def _init_to_execute(task, root, input_edges, accumulate_grad):
+    """Mark which nodes must run so that the ``inputs`` get their gradients: the input
+    nodes themselves (``backward(inputs=)``) or captures at them (``autograd.grad``),
+    and every node with a path to one of them. The rest of the graph is pruned."""
+    info = task.exec_info = {}
+    for index, (node, input_nr) in enumerate(input_edges):
+        entry = info.setdefault(node, _ExecInfo())
+        if accumulate_grad:
+            entry.needed = True
+        else:
+            entry.captures.append((input_nr, index))
+    if not accumulate_grad:
+        task.captured = [None] * len(input_edges)
+    # Post-order DFS: a node is needed when one of its next nodes must execute.
+    visited = set()
+    stack = [(root, iter(root.next_functions))]
+    visited.add(root)
+    while stack:
+        fn, children = stack[-1]
+        for edge in children:
+            if edge is not None and edge[0] not in visited:
+                visited.add(edge[0])
+                stack.append((edge[0], iter(edge[0].next_functions)))
+                break
+        else:
+            stack.pop()
+            if any(edge is not None and edge[0] in info and info[edge[0]].should_execute()
+                   for edge in fn.next_functions):
+                info.setdefault(fn, _ExecInfo()).needed = True
+
+
+# --- running one node ----------------------------------------------------------------------
+def _call_tensor_pre_hooks(fn, inputs):
+    """Tensor hooks (grouped per tensor, in the order tensors got their first hook),
+    then every retain_grad hook, so ``.grad`` holds the fully hooked gradient."""
+    for hooks, nr in list(fn.tensor_pre_hooks()):
+        for hook in list(hooks.values()):        # a snapshot: removals/additions apply next time
+            grad = inputs[nr]
+            result = hook(grad)
+            yield EngineEvent("tensor_hook", fn, hook, (grad,), result)
+            if result is None or result is grad:
+                continue
+            check_tensor_hook_result(hook, grad, result)
+            inputs[nr] = result
+    if fn._retains_grad:
+        for nr, ref in list(fn._retains_grad.items()):
+            tensor = ref()
+            if tensor is not None:
+                tensor._store_retained_grad(inputs[nr])
+                yield EngineEvent("retain_grad", fn, None, (inputs[nr],), None)
+    return inputs
+
+
+def _validate_outputs(fn, outputs):
+    """PyTorch's ``validate_outputs``: one gradient per next edge, each reduced to the
+    shape of the input it belongs to (undoing broadcasting) and cast to its dtype."""
+    from .._tensor import _sum_to
+    edges = fn.next_functions
+    if len(outputs) != len(edges):
+        raise RuntimeError(f"function {fn.name()} returned an incorrect number of gradients "
+                           f"(expected {len(edges)}, got {len(outputs)})")
+    for i, (edge, grad) in enumerate(zip(edges, outputs)):
+        if grad is None or edge is None:
+            continue
+        shape, dtype = edge[0]._input_metadata[edge[1]]
+        if grad.data.shape != shape:
+            if not _expandable(shape, grad.data.shape):
+                raise RuntimeError(
+                    f"Function {fn.name()} returned an invalid gradient at index {i} - got "
+                    f"{list(grad.data.shape)} but expected shape compatible with {list(shape)}")
+            grad = _sum_to(grad, shape)
+        if grad.dtype is not dtype:
+            grad = grad.to(dtype)
+        outputs[i] = grad
+    return outputs
+
+
+def _expandable(shape, to_shape):
+    if len(shape) > len(to_shape):
+        return False
+    return all(s == t or s == 1 for s, t in zip(reversed(shape), reversed(to_shape)))
+
+
+def _needs_input_grad(task, fn):
+    if task.exec_info is None:
+        return tuple(edge is not None for edge in fn.next_functions)
+    info = task.exec_info
+    return tuple(edge is not None and edge[0] in info and info[edge[0]].should_execute()
+                 for edge in fn.next_functions)
+
+
+def _call_function(task, fn, inputs):
+    inputs = yield from _call_tensor_pre_hooks(fn, inputs)
+    if fn._pre_hooks:
+        for hook in list(fn._pre_hooks.values()):
+            grad_outputs = tuple(inputs)
+            result = hook(grad_outputs)
+            yield EngineEvent("pre_hook", fn, hook, (grad_outputs,), result)
+            if result is not None:
+                check_node_hook_result(hook, grad_outputs, result)
+                inputs = list(result)
+    had_post_hooks = bool(fn._post_hooks)
+    grad_outputs = tuple(inputs)
+    try:
+        outputs = list(fn.apply(grad_outputs, _needs_input_grad(task, fn)))
+    except Exception:
+        if is_anomaly_enabled():
+            warnings.warn(f"Error detected in {fn.name()}. No forward pass information available. "
+                          "Enable detect anomaly during forward pass for more information.")
+        raise
+    yield EngineEvent("apply", fn, None, grad_outputs, tuple(outputs))
+    if isinstance(fn, AccumulateGrad):
+        hooks = fn.variable._post_accumulate_grad_hooks
+        for hook in list(hooks.values()) if hooks else ():
+            yield EngineEvent("post_accumulate_hook", fn, hook, (fn.variable,), None)
+    outputs = _validate_outputs(fn, outputs)
+    if fn._post_hooks:                       # read again: a hook may be added during apply
+        for hook in list(fn._post_hooks.values()):
+            grad_inputs = tuple(outputs)
+            result = hook(grad_inputs, grad_outputs if had_post_hooks else ())
+            yield EngineEvent("post_hook", fn, hook, (grad_inputs, grad_outputs), result)
+            if result is not None:
+                check_node_hook_result(hook, grad_inputs, result)
+                outputs = list(result)
+    return outputs
+
+
+def _evaluate_function(task, fn, inputs, queue):
+    yield EngineEvent("node_start", fn, None, tuple(inputs), None)
+    if task.exec_info is not None:
+        info = task.exec_info[fn]
+        if not info.needed:
+            # Only visited to capture: tensor hooks run (needed nodes run them later).
+            inputs = yield from _call_tensor_pre_hooks(fn, inputs)
+        for input_nr, index in info.captures:
+            task.captured[index] = inputs[input_nr]
+            yield EngineEvent("capture", fn, None, (inputs[input_nr],), None)
+        if not info.needed:
+            return
+    outputs = yield from _call_function(task, fn, inputs)
+    if not task.keep_graph:
+        fn.release_variables()
+    yield EngineEvent("node_done", fn, None, tuple(outputs), None)
+
+    deps, not_ready, exec_info = task.dependencies, task.not_ready, task.exec_info
+    for edge, grad in zip(fn.next_functions, outputs):
+        if edge is None:
+            continue
+        nxt, input_nr = edge
+        deps[nxt] -= 1
+        ready = deps[nxt] == 0
+        buffer = not_ready.get(nxt)
+        if buffer is None:
+            if exec_info is not None and not (nxt in exec_info and exec_info[nxt].should_execute()):
+                continue                     # pruned: not on a path to a requested input
+            buffer = [None] * len(nxt._input_metadata)
+            _accumulate(buffer, input_nr, grad)
+            if ready:
+                queue.push(nxt, buffer)
+            else:
+                not_ready[nxt] = buffer
+        else:
+            _accumulate(buffer, input_nr, grad)
+            if ready:
+                queue.push(nxt, not_ready.pop(nxt))
+
+
+def _accumulate(buffer, index, grad):
+    """The input buffer sums the gradients that arrive from several uses."""
+    if grad is None:
+        return
+    old = buffer[index]
+    buffer[index] = grad if old is None else old + grad
+
+
+# --- a whole pass -----------------------------------------------------------------------------
+def _execute(task, root, root_buffer):
+    queue = ReadyQueue()
+    queue.push(root, root_buffer)
+    while queue:
+        fn, inputs = queue.pop()
+        yield from _evaluate_function(task, fn, inputs, queue)
+    callbacks = task.final_callbacks
+    i = 0
+    while i < len(callbacks):                # callbacks may queue more callbacks
+        callbacks[i]()
+        yield EngineEvent("callback", None, callbacks[i], (), None)
+        i += 1
+
+
+def _prepare(roots, grads, keep_graph, create_graph, input_edges=None, accumulate_grad=True):
+    """Build the graph task and the root's input buffer. ``roots`` are edges."""
+    task = GraphTask(keep_graph, create_graph)
+    if len(roots) == 1:
+        root, input_nr = roots[0]
+        buffer = [None] * max(len(root._input_metadata), input_nr + 1)
+        buffer[input_nr] = grads[0]
+    else:
+        root = GraphRoot(roots, grads)
+        buffer = []
+    _compute_dependencies(task, root)
+    if input_edges:
+        _init_to_execute(task, root, input_edges, accumulate_grad)
+        task.exec_info.setdefault(root, _ExecInfo()).needed = True
+    return task, root, buffer
+
+
+def run_backward(roots, grads, keep_graph, create_graph, input_edges=None, accumulate_grad=True):
+    """Run one pass to the end; returns the captured gradients (``autograd.grad``)."""
+    steps = _steps(*_prepare(roots, grads, keep_graph, create_graph, input_edges, accumulate_grad))
+    recorders = getattr(_local, "recorders", None)
+    if recorders:
+        for event in steps:
+            for events in recorders:
+                events.append(event)
+    else:
+        deque(steps, maxlen=0)
+    return _local.last_captured
+
+
+def _steps(task, root, buffer):
+    """Drive ``_execute`` one event at a time, with the pass's grad mode (on only for
+    ``create_graph``) and this task as the current one while the engine works, and the
+    caller's state restored in between, so a stepped pass cannot leak either."""
+    engine = _execute(task, root, buffer)
+    stack = _task_stack()
+    while True:
+        previous = grad_mode.is_grad_enabled()
+        grad_mode._set_enabled(task.create_graph)
+        stack.append(task)
+        try:
+            event = next(engine)
+        except StopIteration:
+            _local.last_captured = task.captured
+            return
+        finally:
+            stack.remove(task)
+            grad_mode._set_enabled(previous)
+        yield event
+
+
+def backward_steps(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Step through a real backward pass: the same arguments as
+    :func:`minigrad.autograd.backward`; each ``next()`` runs the engine to its next
+    :class:`EngineEvent`. Exhausting the generator completes the pass."""
+    from . import _backward_arguments
+    return _steps(*_prepare(*_backward_arguments(tensors, grad_tensors, retain_graph,
+                                                  create_graph, inputs)))
+
+
+class record_events:
+    """Collect the :class:`EngineEvent` of every pass run inside the ``with`` block::
+
+        with record_events() as events:
+            loss.backward()
+    """
+
+    def __enter__(self):
+        self.events = []
+        if getattr(_local, "recorders", None) is None:
+            _local.recorders = []
+        _local.recorders.append(self.events)
+        return self.events
+
+    def __exit__(self, *exc):
+        _local.recorders.remove(self.events)
+        return False

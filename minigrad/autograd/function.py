@@ -1,0 +1,167 @@
+"""Custom ops: ``autograd.Function``.
+
+PyTorch counterpart: ``torch/autograd/function.py``. As in PyTorch, the ``ctx`` that
+``forward`` and ``backward`` receive *is* the backward node (``y.grad_fn is ctx``), an
+instance of a class named ``<Function>Backward``. Tensors given to
+``ctx.save_for_backward`` are packed (through the saved-tensor hooks active at that
+moment) when ``forward`` returns, and unpacked on each ``ctx.saved_tensors``.
+
+``Function.register_forward_pre_hook`` / ``register_forward_hook`` are minigrad's
+additions from the InfiniTrain design (PyTorch has no per-Function forward hooks):
+``hook(function_class, args)`` may return replacement args, ``hook(function_class,
+args, output)`` may return a replacement output.
+"""
+from collections import OrderedDict
+
+from .. import grad_mode
+from ..utils.hooks import RemovableHandle
+from . import graph
+from .graph import Node, SavedTensor
+
+
+class FunctionCtx:
+    """What ``forward`` can tell ``backward`` about (``torch.autograd.function.FunctionCtx``)."""
+
+    def save_for_backward(self, *tensors):
+        self._to_save = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_differentiable = tensors
+
+    def set_materialize_grads(self, value):
+        self._materialize_grads = bool(value)
+
+    @property
+    def saved_tensors(self):
+        return tuple(s.unpack(self) for s in self._saved_for_backward)
+
+
+class BackwardCFunction(Node, FunctionCtx):
+    """The node of a custom Function application (and its ``ctx``)."""
+
+    _function_cls = None
+
+    def apply(self, grad_outputs, needs_input_grad):
+        from .._creation import zeros
+        if self._materialize_grads:
+            grad_outputs = tuple(
+                g if g is not None else zeros(shape, dtype=dtype)
+                for g, (shape, dtype) in zip(grad_outputs, self._input_metadata))
+        grads = self._function_cls.backward(self, *grad_outputs)
+        if not isinstance(grads, tuple):
+            grads = (grads,)
+        if len(grads) != len(self._is_tensor_arg):
+            raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
+                               f"(expected {len(self._is_tensor_arg)}, got {len(grads)})")
+        return tuple(g for g, is_tensor in zip(grads, self._is_tensor_arg) if is_tensor)
+
+    def release_variables(self):
+        for saved in self._saved_for_backward:
+            saved.free()
+
+
+class _FunctionMeta(type):
+    """Gives each Function subclass its own node class, ``<Name>Backward``, and its own
+    forward-hook dicts."""
+
+    def __init__(cls, name, bases, attrs):
+        super().__init__(name, bases, attrs)
+        cls._backward_cls = type(name + "Backward", (BackwardCFunction,),
+                                 {"_function_cls": cls, "_name": name + "Backward"})
+        cls._forward_pre_hooks = OrderedDict()
+        cls._forward_hooks = OrderedDict()
+
+
+class Function(metaclass=_FunctionMeta):
+    """``torch.autograd.Function``: subclass it with static ``forward(ctx, *args)`` and
+    ``backward(ctx, *grad_outputs)``, then call ``YourFunction.apply(*args)``."""
+
+    @staticmethod
+    def forward(ctx, *args):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for "
+                                  "your custom autograd.Function to use it with backward mode AD.")
+
+    @classmethod
+    def register_forward_pre_hook(cls, hook):
+        """``hook(function_class, args) -> args | None`` before every ``apply``."""
+        handle = RemovableHandle(cls._forward_pre_hooks)
+        cls._forward_pre_hooks[handle.id] = hook
+        return handle
+
+    @classmethod
+    def register_forward_hook(cls, hook):
+        """``hook(function_class, args, output) -> output | None`` after every ``apply``."""
+        handle = RemovableHandle(cls._forward_hooks)
+        cls._forward_hooks[handle.id] = hook
+        return handle
+
+    @classmethod
+    def apply(cls, *args):
+        from .._dispatch import _edge
+        from .._tensor import Tensor
+        for hook in list(cls._forward_pre_hooks.values()):
+            replaced = hook(cls, args)
+            if replaced is not None:
+                args = tuple(replaced)
+        for hook in list(graph._op_forward_pre_hooks.values()):
+            replaced = hook(cls.__name__, args)
+            if replaced is not None:
+                args = tuple(replaced)
+
+        ctx = cls._backward_cls()
+        ctx._to_save = ()
+        ctx._non_differentiable = ()
+        ctx._materialize_grads = True
+        ctx._saved_for_backward = ()
+        is_tensor = tuple(isinstance(a, Tensor) for a in args)
+        ctx._is_tensor_arg = is_tensor
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        with grad_mode.no_grad():
+            raw = cls.forward(ctx, *args)
+        single = not isinstance(raw, tuple)
+        outputs = (raw,) if single else raw
+
+        recording = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
+        if recording:
+            ctx.next_functions = tuple(_edge(a) for a, t in zip(args, is_tensor) if t)
+            wrapped = []
+            for i, out in enumerate(outputs):
+                if isinstance(out, Tensor):
+                    if any(out is a for a in args):      # returned an input: give it its own node
+                        out = Tensor._wrap(out.data, out._version_counter)
+                    differentiable = out.is_floating_point() and not any(
+                        out is n for n in ctx._non_differentiable)
+                    if differentiable:
+                        out.requires_grad = True
+                        out.grad_fn, out._output_nr = ctx, i
+                    ctx._input_metadata.append((out.shape, out.dtype))
+                wrapped.append(out)
+            outputs = tuple(wrapped)
+            ctx._saved_for_backward = tuple(
+                SavedTensor(t, is_output=any(t is o for o in outputs)) if t is not None
+                else SavedTensor(None) for t in ctx._to_save)
+        else:
+            ctx._saved_for_backward = tuple(SavedTensor(t) for t in ctx._to_save)
+        del ctx._to_save
+
+        result = outputs[0] if single else outputs
+        for hook in list(cls._forward_hooks.values()):
+            replaced = hook(cls, args, result)
+            if replaced is not None:
+                result = replaced
+        for hook in list(graph._op_forward_hooks.values()):
+            replaced = hook(cls.__name__, args, result)
+            if replaced is not None:
+                result = replaced
+        return result
+
+
+class once_differentiable:
+    """Decorator kept for compatibility with ``torch.autograd.function.once_differentiable``."""
+
+    def __new__(cls, fn):
+        return fn

@@ -1,0 +1,603 @@
+"""The backward graph: nodes, their hooks, saved values and graph-level hook helpers.
+
+PyTorch counterparts: ``torch/autograd/graph.py`` (``Node``, ``saved_tensors_hooks``,
+``register_multi_grad_hook``), ``torch/csrc/autograd/function.h`` (a node's four hook
+lists), ``saved_variable.cpp`` (saved values), ``accumulate_grad.cpp``.
+
+A :class:`Node` is one backward function. Its *inputs* are the gradients w.r.t. the
+forward op's outputs (``grad_outputs``); its *outputs* are gradients w.r.t. the forward
+op's inputs (``grad_inputs``), one per entry of ``next_functions``.
+
+Each node keeps its hooks in four places, because they fire under different conditions
+(PyTorch's NOTE [Hooks ordering]):
+
+1. ``_tensor_pre_hooks``: one entry per output tensor that got ``register_hook``
+   (in the order each tensor got its *first* hook); they run whenever the engine
+   *visits* the node, even if it only captures a gradient for ``autograd.grad``;
+2. ``_retains_grad``: the ``retain_grad`` hooks, run after every tensor hook so
+   ``.grad`` sees the fully hooked gradient;
+3. ``_pre_hooks`` (``register_prehook``): only when the node executes;
+4. ``_post_hooks`` (``register_hook``): after the node ran.
+"""
+import itertools
+import re
+import threading
+import weakref
+from collections import OrderedDict
+
+from ..utils.hooks import RemovableHandle
+
+__all__ = [
+    "Node", "AccumulateGrad", "SavedTensor", "saved_tensors_hooks", "save_on_cpu",
+    "save_on_disk", "save_compressed", "disable_saved_tensors_hooks",
+    "register_multi_grad_hook", "register_op_forward_pre_hook", "register_op_forward_hook",
+]
+
+ACCUMULATE_GRAD_SEQUENCE_NR = 2 ** 64 - 1      # UINT64_MAX: a ready leaf always runs next
+_sequence_nr = itertools.count()
+
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+
+
+def _hook_name(hook):
+    return getattr(hook, "__name__", "<unknown>")
+
+
+def _type_string(t):
+    return "torch." + t.dtype.tensor_type     # PyTorch's exact text, so traces compare
+
+
+def check_tensor_hook_result(hook, old, new):
+    """PyTorch's ``check_single_result``: what a tensor or node hook may put in a slot."""
+    from .._tensor import Tensor
+    if new is None:
+        return
+    if old is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    if not isinstance(new, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+    if new.dtype is not old.dtype:
+        raise RuntimeError(
+            f"hook '{_hook_name(hook)}' has changed the type of value "
+            f"(was {_type_string(old)} got {_type_string(new)})")
+    if new.shape != old.shape:
+        raise RuntimeError(
+            f"hook '{_hook_name(hook)}' has changed the size of value")
+
+
+def check_node_hook_result(hook, old, new):
+    """PyTorch's ``check_result``: a node hook returns a tuple of the same length."""
+    if not isinstance(new, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(new).__name__}'")
+    if len(new) != len(old):
+        raise RuntimeError(
+            f"hook '{_hook_name(hook)}' has returned an incorrect number of values "
+            f"(got {len(new)}, but expected {len(old)})")
+    for o, n in zip(old, new):
+        check_tensor_hook_result(hook, o, n)
+
+
+class Node:
+    """``torch.autograd.graph.Node``: the type of every ``grad_fn``.
+
+    Call ``node(*grad_outputs)`` to run its backward formula directly: as in PyTorch
+    that runs no hooks and no engine validation (broadcast operands get un-reduced
+    gradients).
+    """
+
+    _name = None            # subclasses set PyTorch's name, e.g. "MulBackward0"
+
+    def __init__(self, next_functions=(), sequence_nr=None):
+        self.next_functions = tuple(next_functions)
+        self._seq = next(_sequence_nr) if sequence_nr is None else sequence_nr
+        self._input_metadata = []        # (shape, dtype) of each forward output
+        self._tensor_pre_hooks = []      # [(OrderedDict of hooks, output_nr)]
+        self._retains_grad = {}          # output_nr -> weakref to the tensor
+        self._pre_hooks = None           # OrderedDict, created at first registration
+        self._post_hooks = None
+        self._metadata = None
+        self._saved = {}                 # PyTorch attribute name -> SavedTensor
+
+    # --- introspection -----------------------------------------------------------
+    def name(self):
+        """PyTorch's node name, e.g. ``MulBackward0`` or ``torch::autograd::AccumulateGrad``."""
+        return self._name or type(self).__name__
+
+    def _sequence_nr(self):
+        return self._seq
+
+    @property
+    def metadata(self):
+        """A dict kept with the node (the same object on every access)."""
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def __getattr__(self, attr):
+        # _saved_<name> unpacks a saved value; _raw_saved_<name> is the SavedTensor itself.
+        saved = self.__dict__.get("_saved")
+        if saved is not None:
+            if attr.startswith("_raw_saved_") and attr[11:] in saved:
+                return saved[attr[11:]]
+            if attr.startswith("_saved_") and attr[7:] in saved:
+                return saved[attr[7:]].unpack(self)
+        raise AttributeError(f"'{self.name()}' object has no attribute '{attr}'")
+
+    def __dir__(self):
+        names = set(super().__dir__())
+        for key in self._saved:
+            names.update(("_saved_" + key, "_raw_saved_" + key))
+        return sorted(names)
+
+    def __repr__(self):
+        return f"<{self.name()}>"
+
+    # --- running -------------------------------------------------------------------
+    def apply(self, grad_outputs, needs_input_grad):
+        """Compute the gradients w.r.t. the forward inputs (one per next edge).
+
+        ``needs_input_grad[i]`` says whether output ``i`` is wanted (a false entry may
+        be returned as None). Subclasses implement this."""
+        raise NotImplementedError
+
+    def _default_needs(self):
+        return tuple(edge is not None for edge in self.next_functions)
+
+    def __call__(self, *grad_outputs):
+        expected = len(self._input_metadata) or 1
+        if len(grad_outputs) != expected:
+            raise TypeError(f"expected {expected} arguments, got {len(grad_outputs)} instead")
+        result = tuple(self.apply(tuple(grad_outputs), self._default_needs()))
+        return result[0] if len(result) == 1 else result
+
+    def release_variables(self):
+        """Free saved values (the engine calls this after the node ran, unless retain_graph)."""
+        for saved in self._saved.values():
+            saved.free()
+
+    # --- hooks -----------------------------------------------------------------------
+    def register_prehook(self, hook):
+        """``Node.register_prehook(hook)``: ``hook(grad_outputs) -> tuple | None``.
+
+        Runs only when the node executes, after the tensor hooks and retain_grad. A
+        returned tuple replaces ``grad_outputs``; a None element drops that gradient."""
+        if self._pre_hooks is None:
+            self._pre_hooks = OrderedDict()
+        handle = RemovableHandle(self._pre_hooks)
+        self._pre_hooks[handle.id] = hook
+        return handle
+
+    def register_hook(self, hook):
+        """``Node.register_hook(hook)``: ``hook(grad_inputs, grad_outputs) -> tuple | None``.
+
+        Runs after the node and the engine's output validation. A returned tuple replaces
+        ``grad_inputs`` for the next nodes; a None element drops that gradient."""
+        if self._post_hooks is None:
+            self._post_hooks = OrderedDict()
+        handle = RemovableHandle(self._post_hooks)
+        self._post_hooks[handle.id] = hook
+        return handle
+
+    def _register_hook_dict(self, tensor):
+        """Install one tensor-pre-hook entry iterating ``tensor._backward_hooks``."""
+        self._tensor_pre_hooks.append((tensor._backward_hooks, tensor._output_nr))
+
+    def tensor_pre_hooks(self):
+        """The ``(hooks, output_nr)`` entries the engine runs when visiting this node."""
+        return self._tensor_pre_hooks
+
+
+class AccumulateGrad(Node):
+    """``torch::autograd::AccumulateGrad``: the node behind a leaf tensor.
+
+    It adds the incoming gradient into ``variable.grad`` (in place after the first
+    time), then runs the leaf's post-accumulate-grad hooks. The leaf references it only
+    weakly (a new one is made when the old one is gone), so node hooks on it vanish
+    with it, while the leaf's own tensor hooks live on the leaf and are read lazily.
+    """
+
+    _name = "torch::autograd::AccumulateGrad"
+
+    def __init__(self, variable):
+        super().__init__((), ACCUMULATE_GRAD_SEQUENCE_NR)
+        self.variable = variable
+        self._input_metadata = [(variable.shape, variable.dtype)]
+
+    def tensor_pre_hooks(self):
+        hooks = self.variable._backward_hooks
+        return [(hooks, 0)] if hooks is not None else []
+
+    def apply(self, grad_outputs, needs_input_grad=()):
+        accumulate_into_grad(self.variable, grad_outputs[0])
+        return ()
+
+
+def accumulate_into_grad(variable, grad):
+    """AccumulateGrad's work: the first gradient is stored (a copy, so later in-place
+    accumulation cannot touch another tensor), later ones are added in place, or out of
+    place when the graph of the gradient is being built (create_graph)."""
+    from .._tensor import Tensor
+    from ..grad_mode import is_grad_enabled
+    if grad is not None:
+        if variable.grad is None:
+            variable.grad = grad if (is_grad_enabled() and grad.requires_grad) else \
+                Tensor._wrap(grad.data.copy())
+        elif is_grad_enabled():
+            variable.grad = variable.grad + grad
+        else:
+            variable.grad.data += grad.data
+    hooks = variable._post_accumulate_grad_hooks
+    if hooks is not None:
+        bad = False
+        for hook in list(hooks.values()):
+            bad |= hook(variable) is not None
+        if bad:
+            raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+
+
+# --------------------------------------------------------------------------------------
+# Saved values and saved-tensor hooks
+# --------------------------------------------------------------------------------------
+
+class _SavedHooksState(threading.local):
+    def __init__(self):
+        self.stack = []                 # [(pack, unpack)], innermost last
+        self.disabled_message = None
+
+
+_saved_hooks_state = _SavedHooksState()
+
+
+def current_saved_tensors_hooks():
+    """The innermost ``(pack, unpack)`` pair of this thread, or None."""
+    stack = _saved_hooks_state.stack
+    return stack[-1] if stack else None
+
+
+class SavedTensor:
+    """``torch._C._autograd.SavedTensor``: one value a node saved for its backward.
+
+    Without hooks an *input* is kept as the tensor itself and an *output* as its data
+    (re-wrapped on access with ``grad_fn`` = the saving node, to avoid a reference
+    cycle), and the version counter is checked on every unpack. With a hook pair (the
+    innermost ``saved_tensors_hooks`` at save time, or ``register_hooks``), ``pack`` runs
+    once and ``unpack`` on every access, and **no version check is made**.
+    """
+
+    __slots__ = ("_tensor", "_data", "_version_counter", "_requires_grad", "_is_output",
+                 "_saved_version", "_output_nr", "_packed", "_unpack", "_hooked",
+                 "_freed", "_is_none", "__weakref__")
+
+    def __init__(self, value, is_output=False):
+        self._hooked = False
+        self._freed = False
+        self._is_none = value is None
+        self._is_output = is_output
+        self._tensor = None
+        self._data = None
+        if value is None:
+            return
+        self._saved_version = value._version_counter[0]
+        self._version_counter = value._version_counter
+        self._output_nr = value._output_nr
+        self._requires_grad = value.requires_grad
+        hooks = current_saved_tensors_hooks()
+        if hooks is not None and not getattr(value, "_is_wrapped_number", False):
+            self._pack_with(hooks[0], hooks[1], value)
+        elif is_output:
+            self._data = value.data
+        else:
+            self._tensor = value
+
+    def _pack_with(self, pack, unpack, tensor):
+        from ..grad_mode import no_grad
+        version = tensor._version_counter[0]
+        with no_grad():
+            packed = pack(tensor)
+        if tensor._version_counter[0] != version:
+            raise RuntimeError(
+                "A saved tensor pack hook is modifying its input in place. Tensors provided "
+                "as input to pack hook cannot be modified by in-place operations as this can "
+                "lead to unexpected side-effects. Please open an issue if you need to perform "
+                "in-place operations on the input to a pack hook.")
+        self._packed, self._unpack, self._hooked = packed, unpack, True
+        self._tensor = self._data = None
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        """``SavedTensor.register_hooks(pack, unpack)``: give this one value its own pair.
+
+        ``pack`` runs at once, on a detached alias; only one pair per value."""
+        if self._freed:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward through "
+                "the graph a second time or if you need to access saved variables after "
+                "calling backward.")
+        if self._is_none:
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
+        if self._hooked:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor whose hooks have already been set. "
+                "Hint: only one pair of hooks is allowed at a time.")
+        from .._tensor import Tensor
+        data = self._tensor.data if self._tensor is not None else self._data
+        alias = Tensor._wrap(data, version_counter=self._version_counter)
+        self._pack_with(pack_hook, unpack_hook, alias)
+
+    def free(self):
+        self._freed = True
+        self._tensor = self._data = None
+        if self._hooked:
+            self._packed = None
+
+    def unpack(self, node=None):
+        """The saved tensor (``node`` is the node that saved it, for saved outputs)."""
+        from .._tensor import Tensor
+        if self._is_none:
+            return None
+        if self._freed:
+            raise RuntimeError(FREED_MESSAGE)
+        if self._hooked:
+            out = self._unpack(self._packed)
+            if not isinstance(out, Tensor):
+                raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor "
+                                f"but got result of type {type(out).__name__}")
+            return self._rewrap(out.data, node, out._version_counter)
+        if self._version_counter[0] != self._saved_version:
+            self._raise_version_error(node)
+        if not self._is_output:
+            return self._tensor
+        return self._rewrap(self._data, node, self._version_counter)
+
+    def _rewrap(self, data, node, version_counter):
+        from .._tensor import Tensor
+        out = Tensor._wrap(data, version_counter=version_counter)
+        if self._requires_grad:
+            if self._is_output and node is not None:
+                out.grad_fn, out._output_nr = node, self._output_nr
+            out.requires_grad = True
+        return out
+
+    def _raise_version_error(self, node):
+        from .anomaly_mode import is_anomaly_enabled
+        if self._is_output:
+            producer = node
+            shape = list(self._data.shape)
+            dtype = self._data.dtype
+        else:
+            producer = self._tensor.grad_fn
+            shape = list(self._tensor.shape)
+            dtype = self._tensor.data.dtype
+        from ..dtypes import from_numpy_dtype
+        where = ""
+        if producer is not None:
+            where = f", which is output {self._output_nr} of {re.sub(r'Backward[0-9]*$', '', producer.name())}"
+        if is_anomaly_enabled():
+            hint = ("Hint: the backtrace further above shows the operation that failed to compute "
+                    "its gradient. The variable in question was changed in there or anywhere "
+                    "later. Good luck!")
+        else:
+            hint = ("Hint: enable anomaly detection to find the operation that failed to compute "
+                    "its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+        raise RuntimeError(
+            "one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: [torch.{from_numpy_dtype(dtype).tensor_type} {shape}]{where}, "
+            f"is at version {self._version_counter[0]}; expected version {self._saved_version} "
+            f"instead. {hint}")
+
+
+class saved_tensors_hooks:
+    """``torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook)``.
+
+    Pushes the pair on this thread's stack for the duration of the ``with`` block.
+    Only the innermost pair applies to a value saved inside (no chaining), and the pair
+    is stored with each saved value, so what is active at backward time does not matter.
+    ``pack`` runs at save time under no_grad; ``unpack`` on every use.
+    """
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        message = _saved_hooks_state.disabled_message
+        if message is not None:
+            raise RuntimeError(message)
+        _saved_hooks_state.stack.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc):
+        _saved_hooks_state.stack.pop()
+        return False
+
+
+class disable_saved_tensors_hooks:
+    """``torch.autograd.graph.disable_saved_tensors_hooks(error_message)``: inside, pushing
+    saved-tensor hooks raises ``RuntimeError(error_message)``; entering while hooks are
+    active raises it too."""
+
+    def __init__(self, error_message):
+        self.error_message = error_message
+
+    def __enter__(self):
+        if _saved_hooks_state.stack:
+            raise RuntimeError(self.error_message)
+        self._previous = _saved_hooks_state.disabled_message
+        _saved_hooks_state.disabled_message = self.error_message
+        return self
+
+    def __exit__(self, *exc):
+        _saved_hooks_state.disabled_message = self._previous
+        return False
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """``torch.autograd.graph.save_on_cpu``: on this CPU-only engine there is no device
+    to move from, so (as PyTorch does for CPU tensors) pack and unpack keep the tensor."""
+
+    def __init__(self, pin_memory=False, device_type="cpu"):
+        super().__init__(lambda t: t, lambda t: t)
+
+
+class save_compressed(saved_tensors_hooks):
+    """Offload saved activations as zlib-compressed bytes (minigrad's stand-in for
+    ``save_on_cpu`` on a CPU engine): memory held between forward and backward shrinks
+    by the compression ratio, at the cost of compressing and decompressing."""
+
+    def __init__(self, level=1):
+        import zlib
+        import numpy as np
+        from .._tensor import Tensor
+
+        def pack(t):
+            data = np.ascontiguousarray(t.data)
+            return zlib.compress(data.tobytes(), level), data.dtype, data.shape
+
+        def unpack(packed):
+            raw, dtype, shape = packed
+            return Tensor._wrap(np.frombuffer(zlib.decompress(raw), dtype=dtype).reshape(shape).copy())
+
+        super().__init__(pack, unpack)
+
+
+class save_on_disk(saved_tensors_hooks):
+    """Offload saved activations to ``.npy`` files in a temporary folder (minigrad's
+    stand-in for ``save_on_cpu``): memory between forward and backward holds only file
+    names. Files are removed when unpacked values are no longer referenced."""
+
+    def __init__(self, directory=None):
+        import os
+        import tempfile
+        import numpy as np
+        from .._tensor import Tensor
+        self.directory = directory or tempfile.mkdtemp(prefix="minigrad-saved-")
+        counter = itertools.count()
+
+        class _File:
+            def __init__(self, path):
+                self.path = path
+
+            def __del__(self):
+                try:
+                    os.remove(self.path)
+                except OSError:
+                    pass
+
+        def pack(t):
+            path = os.path.join(self.directory, f"saved-{next(counter)}.npy")
+            np.save(path, t.data)
+            return _File(path)
+
+        def unpack(f):
+            return Tensor._wrap(np.load(f.path))
+
+        super().__init__(pack, unpack)
+
+
+# --------------------------------------------------------------------------------------
+# Multi-tensor hooks
+# --------------------------------------------------------------------------------------
+
+class _MultiHandle(RemovableHandle):
+    """Removes every inner hook of a multi-grad hook."""
+
+    def __init__(self, handles):
+        self.handles = tuple(handles)
+        self.id = next(RemovableHandle._next_id)
+
+    def remove(self):
+        for handle in self.handles:
+            handle.remove()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """``torch.autograd.graph.register_multi_grad_hook(tensors, fn, mode="all")``.
+
+    ``mode="all"``: ``fn(grads)`` runs once per backward pass, after the gradients of
+    all the tensors the pass will reach were computed (None for the others).
+    ``mode="any"``: ``fn(grad)`` runs once per pass, with the first gradient computed.
+    Built, as in PyTorch, from ordinary tensor hooks that count per graph task.
+    """
+    from . import engine
+    supported = ("all", "any")
+    if mode not in supported:
+        raise ValueError(f"Expects mode to be one of {supported} but got {mode}")
+    lock = threading.Lock()
+    tensors = tuple(tensors)
+
+    if mode == "any":
+        ran = {}
+
+        def make_any_hook(_):
+            def inner(grad):
+                task_id = engine.current_graph_task_id()
+                with lock:
+                    first = task_id not in ran
+                    ran[task_id] = True
+                if first:
+                    fn(grad)
+            return inner
+
+        return _MultiHandle([t.register_hook(make_any_hook(i))
+                             for i, t in enumerate(tensors) if t.requires_grad])
+
+    grad_fns = [t.grad_fn if t.grad_fn is not None else t._get_grad_accumulator()
+                for t in tensors]
+    assert all(g is not None for g in grad_fns), "Expected gradient function to be set"
+    count = {}
+    buffers = {}
+    nb_calls = [None]
+
+    def make_all_hook(index):
+        def inner(grad):
+            task_id = engine.current_graph_task_id()
+            with lock:
+                if task_id not in count:
+                    nb_calls[0] = sum(engine.will_engine_execute_node(g) for g in grad_fns)
+                    buffers[task_id] = [None] * len(tensors)
+                    count[task_id] = 0
+                buffers[task_id][index] = grad
+                count[task_id] += 1
+                done = count[task_id] == nb_calls[0]
+                if done:
+                    grads = buffers.pop(task_id)
+                    del count[task_id]
+            if done:
+                fn(grads)
+        return inner
+
+    return _MultiHandle([t.register_hook(make_all_hook(i)) for i, t in enumerate(tensors)])
+
+
+# --------------------------------------------------------------------------------------
+# Op-level forward hooks (the InfiniTrain design; PyTorch has no such registry)
+# --------------------------------------------------------------------------------------
+
+_op_forward_pre_hooks = OrderedDict()
+_op_forward_hooks = OrderedDict()
+
+
+def register_op_forward_pre_hook(hook):
+    """Run ``hook(op_name, args)`` before every op application; it may return
+    replacement ``args`` (a tuple). ``op_name`` is PyTorch's aten name (``mul``, ``mm``).
+
+    PyTorch has no such registry (``TorchDispatchMode`` is the nearest tool); it comes
+    from InfiniTrain's Function forward pre-hooks."""
+    handle = RemovableHandle(_op_forward_pre_hooks)
+    _op_forward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_op_forward_hook(hook):
+    """Run ``hook(op_name, args, output)`` after every op application; it may return a
+    replacement output."""
+    handle = RemovableHandle(_op_forward_hooks)
+    _op_forward_hooks[handle.id] = hook
+    return handle

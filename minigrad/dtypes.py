@@ -1,0 +1,58 @@
+"""Data types: thin named wrappers around numpy dtypes.
+
+PyTorch counterpart: ``torch.dtype`` (``torch.float32`` ...). minigrad keeps the
+three dtypes a learner meets (float32, float64, int64) plus bool for masks. The
+default floating dtype is float32, as in PyTorch.
+"""
+import numpy as np
+
+
+class dtype:
+    """A minigrad dtype; ``np`` is the numpy dtype behind it."""
+
+    __slots__ = ("name", "np", "is_floating_point", "tensor_type")
+
+    def __init__(self, name, np_dtype, is_floating_point, tensor_type):
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.is_floating_point = is_floating_point
+        self.tensor_type = tensor_type      # PyTorch's legacy type name, used in error texts
+
+    def __repr__(self):
+        return "minigrad." + self.name
+
+    def __reduce__(self):
+        return (from_numpy_dtype, (self.np,))
+
+
+float32 = dtype("float32", np.float32, True, "FloatTensor")
+float64 = dtype("float64", np.float64, True, "DoubleTensor")
+int64 = dtype("int64", np.int64, False, "LongTensor")
+bool_ = dtype("bool", np.bool_, False, "BoolTensor")
+float = float32     # torch.float is float32
+double = float64
+long = int64
+
+_BY_NUMPY = {d.np: d for d in (float32, float64, int64, bool_)}
+
+
+def from_numpy_dtype(np_dtype):
+    """The minigrad dtype for a numpy dtype (other integer types map to int64, float16 to float32)."""
+    np_dtype = np.dtype(np_dtype)
+    found = _BY_NUMPY.get(np_dtype)
+    if found is not None:
+        return found
+    if np_dtype.kind in "iu":
+        return int64
+    if np_dtype.kind == "f":
+        return float32
+    raise TypeError(f"minigrad supports float32, float64, int64 and bool data, not {np_dtype}")
+
+
+def to_numpy_dtype(d):
+    """Accept a minigrad dtype, a numpy dtype or None."""
+    if d is None:
+        return None
+    if isinstance(d, dtype):
+        return d.np
+    return from_numpy_dtype(d).np

@@ -1,0 +1,2 @@
+"""``minigrad.utils``: hook handles (``hooks``) and activation checkpointing (``checkpoint``)."""
+from . import hooks

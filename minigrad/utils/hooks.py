@@ -1,0 +1,47 @@
+"""Removable hook handles.
+
+PyTorch counterpart: ``torch/utils/hooks.py``. Every ``register_*`` in minigrad
+returns a :class:`RemovableHandle`. Hooks are kept in one ordered dict per owner,
+keyed by the handle's id, so removing one is O(1), idempotent, and leaves the
+others in order.
+"""
+import itertools
+import weakref
+
+
+class RemovableHandle:
+    """``torch.utils.hooks.RemovableHandle``: ``remove()`` deletes the hook from the
+    dict(s) it was registered in; usable as a context manager (removes on exit).
+
+    ``extra_dict`` names further dicts the same id lives in (the module keeps
+    ``always_call`` and ``with_kwargs`` flags that way)."""
+
+    _next_id = itertools.count()
+
+    def __init__(self, hooks_dict, *, extra_dict=None):
+        # hooks_dict is an OrderedDict: plain dicts cannot be weakly referenced.
+        self.hooks_dict_ref = weakref.ref(hooks_dict)
+        self.id = next(RemovableHandle._next_id)
+        if extra_dict is None:
+            extra = ()
+        elif isinstance(extra_dict, dict):
+            extra = (extra_dict,)
+        else:
+            extra = tuple(extra_dict)
+        self.extra_dict_ref = tuple(weakref.ref(d) for d in extra)
+
+    def remove(self):
+        for ref in (self.hooks_dict_ref, *self.extra_dict_ref):
+            hooks = ref()
+            if hooks is not None and self.id in hooks:
+                del hooks[self.id]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+        return False
+
+    def __repr__(self):
+        return f"<RemovableHandle id={self.id}>"
