@@ -109,12 +109,14 @@ def results_for(framework: str) -> dict:
 
 def assert_scenario_ok(framework: str, name: str) -> list[str]:
     entry = results_for(framework)["results"][name]
-    assert entry["error"] is None, f"{name}.run() raised under {framework}:\n{entry['error']}"
+    if entry["error"] is not None:
+        pytest.fail(f"{name}.run() raised under {framework}:\n{entry['error']}", pytrace=False)
     first, second = entry["traces"]
     assert first == second, (f"{name}: two runs under {framework} gave different traces "
                              "(nondeterminism, or a hook leaked from an earlier scenario)")
-    assert entry["check_error"] is None, \
-        f"{name}.check() fails under {framework}:\n{entry['check_error']}\ntrace:\n" + "\n".join(first)
+    if entry["check_error"] is not None:
+        pytest.fail(f"{name}.check() fails under {framework}:\n{entry['check_error']}\n"
+                    "trace:\n" + "\n".join(first), pytrace=False)
     return first
 
 
