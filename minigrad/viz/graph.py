@@ -41,8 +41,16 @@ def _root_nodes(roots):
 
 
 def _children(node):
-    """Nodes reached through ``next_functions``, skipping ``None`` slots."""
-    return [nxt for nxt, _ in getattr(node, "next_functions", ()) or () if nxt is not None]
+    """Nodes reached through ``next_functions``, skipping inputs without grad.
+
+    PyTorch writes such an input as ``(None, 0)``; a bare ``None`` is accepted too.
+    """
+    out = []
+    for edge in getattr(node, "next_functions", ()) or ():
+        nxt = edge[0] if isinstance(edge, tuple) else edge
+        if nxt is not None:
+            out.append(nxt)
+    return out
 
 
 def graph_nodes(*roots):
