@@ -148,6 +148,39 @@ def layout(nodes, edges):
             row.sort(key=lambda k: (bary(k), rank[k]))
         for i, key in enumerate(row):
             xpos[key] = i - (len(row) - 1) / 2
+        rows[d] = row
+
+    # Straighten: a few down/up sweeps pull each item towards the mean x of its
+    # neighbours in the row above (below), keeping the order and a minimum gap
+    # (boxes 1 apart, bend points closer). The average of the "pushed right" and
+    # "pushed left" placements satisfies the gaps too, and is symmetric.
+    below = {key: [] for key in parents}
+    for key, ps in parents.items():
+        for p in ps:
+            below[p].append(key)
+
+    def width(key):
+        return 0.3 if isinstance(key, tuple) else 1.0
+
+    def place(row, neighbours):
+        want = []
+        for key in row:
+            xs = [xpos[n] for n in neighbours[key]]
+            want.append(sum(xs) / len(xs) if xs else xpos[key])
+        gaps = [(width(a) + width(b)) / 2 for a, b in zip(row, row[1:])]
+        right, left = list(want), list(want)
+        for i, gap in enumerate(gaps):
+            right[i + 1] = max(right[i + 1], right[i] + gap)
+        for i in range(len(gaps) - 1, -1, -1):
+            left[i] = min(left[i], left[i + 1] - gaps[i])
+        for key, r, l in zip(row, right, left):
+            xpos[key] = (r + l) / 2
+
+    for _ in range(4):
+        for d in range(1, depth):
+            place(rows[d], parents)
+        for d in range(depth - 2, -1, -1):
+            place(rows[d], below)
 
     def point(key):
         d = layer[key] if key in layer else key[2]
@@ -199,8 +232,9 @@ def draw_graph(*roots, ax=None, highlight=None, labels=None, show_leaves=True,
     marked = _as_id_set(highlight)
 
     if ax is None:
-        width = max((len(row) for row in rows.values()), default=1)
-        ax = new_axes((max(3.0, 1.7 * width), max(1.6, 0.75 * len(rows) + 0.3)))
+        xs = [p[0] for p in pos.values()] or [0.0]
+        span = max(xs) - min(xs) + 1
+        ax = new_axes((max(3.0, 1.7 * span), max(1.6, 0.75 * len(rows) + 0.3)))
 
     texts = {}
     for node in nodes:
