@@ -29,7 +29,7 @@ def _shape(size):
 
 def _new(data, dtype, requires_grad):
     np_dtype = dtypes.to_numpy_dtype(dtype) or (np.float32 if data.dtype.kind == "f" else data.dtype)
-    t = Tensor._wrap(np.ascontiguousarray(data, dtype=np_dtype))
+    t = Tensor._wrap(np.asarray(data, dtype=np_dtype, order="C"))
     if requires_grad:
         t.requires_grad = True
     return t

@@ -23,10 +23,11 @@ class Op:
     ``ctx`` reads saved values and attributes (``ctx.other``, ``ctx.dim``).
     """
 
-    __slots__ = ("name", "node_name", "forward", "inputs", "saves", "grads", "multi_output")
+    __slots__ = ("name", "node_name", "forward", "inputs", "saves", "grads", "multi_output",
+                 "casts")
 
     def __init__(self, name, node_name, forward, inputs=("self",), saves=None, grads=None,
-                 multi_output=False):
+                 multi_output=False, casts=False):
         self.name = name
         self.node_name = node_name
         self.forward = forward
@@ -34,6 +35,7 @@ class Op:
         self.saves = saves or {}
         self.grads = grads or {}
         self.multi_output = multi_output
+        self.casts = casts              # the op sets its output dtype itself (``to``)
 
 
 class _Saved:
@@ -46,14 +48,14 @@ class _Saved:
 
     def __getattr__(self, name):
         node = self._node
-        saved = node._saved.get(name)
+        saved = node._stored.get(name)
         if saved is not None:
             return saved.unpack(node)
         return node._attrs[name]
 
 
 class OpNode(Node):
-    """The backward node of a table op. ``_saved`` holds its SavedTensors (PyTorch's
+    """The backward node of a table op. ``_stored`` holds its SavedTensors (PyTorch's
     ``_saved_<name>``); ``_attrs`` the non-tensor arguments (``_saved_dim``, ...)."""
 
     def __init__(self, op, next_functions, attrs):
@@ -92,7 +94,7 @@ def _edge(t):
     """The edge a tensor contributes to ``next_functions``: its grad_fn, or its leaf's
     AccumulateGrad, or ``(None, 0)`` when it does not require grad."""
     if not t.requires_grad:
-        return None
+        return (None, 0)
     if t.grad_fn is not None:
         return (t.grad_fn, t._output_nr)
     return (t._get_grad_accumulator(), 0)
@@ -119,7 +121,9 @@ def apply_op(op, tensors, attrs=None):
                 tensors = tuple(replaced)
     arrays = [t._wrapped if t._wrapped is not None else t.data for t in tensors]
     raw = op.forward(*arrays, **attrs)
-    if op.multi_output:
+    if op.casts:
+        outputs = (Tensor._wrap(raw),)
+    elif op.multi_output:
         outputs = tuple(Tensor._wrap(_result_dtype_fix(np.asarray(r), tensors)) for r in raw)
     else:
         outputs = (Tensor._wrap(_result_dtype_fix(np.asarray(raw), tensors)),)
@@ -154,7 +158,7 @@ def _record(op, tensors, attrs, outputs):
             if needed_by is not None and not tensors[names.index(needed_by)].requires_grad:
                 continue
             if saved_name in _OUTPUT_NAMES:
-                node._saved[saved_name] = SavedTensor(outputs[_OUTPUT_NAMES[saved_name]], is_output=True)
+                node._stored[saved_name] = SavedTensor(outputs[_OUTPUT_NAMES[saved_name]], is_output=True)
             else:
-                node._saved[saved_name] = SavedTensor(tensors[names.index(saved_name)])
+                node._stored[saved_name] = SavedTensor(tensors[names.index(saved_name)])
     return node

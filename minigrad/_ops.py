@@ -87,6 +87,16 @@ def g_any(grads):
     return next(g for g in grads if g is not None)
 
 
+def _precise(fn):
+    """numpy's float32 sin/exp/... can be an ulp away from the correctly rounded value
+    PyTorch prints; computing in float64 and rounding once matches it."""
+    def forward(x):
+        if x.dtype == np.float32:
+            return fn(x.astype(np.float64)).astype(np.float32)
+        return fn(x)
+    return forward
+
+
 def _inverse(perm):
     inv = [0] * len(perm)
     for i, p in enumerate(perm):
@@ -137,13 +147,13 @@ masked_fill = Op("masked_fill", "MaskedFillBackward0",
                  grads={"self": lambda g, s: g * _mask(~np.broadcast_to(s.mask.data, g.data.shape), g)})
 
 # --- elementwise functions ------------------------------------------------------------------
-exp = Op("exp", "ExpBackward0", np.exp, saves={"result": None},
+exp = Op("exp", "ExpBackward0", _precise(np.exp), saves={"result": None},
          grads={"self": lambda g, s: g * s.result})
-log = Op("log", "LogBackward0", np.log, saves={"self": None},
+log = Op("log", "LogBackward0", _precise(np.log), saves={"self": None},
          grads={"self": lambda g, s: g / s.self})
-tanh = Op("tanh", "TanhBackward0", np.tanh, saves={"result": None},
+tanh = Op("tanh", "TanhBackward0", _precise(np.tanh), saves={"result": None},
           grads={"self": lambda g, s: g * (1 - s.result * s.result)})
-sigmoid = Op("sigmoid", "SigmoidBackward0", lambda x: 1.0 / (1.0 + np.exp(-x)), saves={"result": None},
+sigmoid = Op("sigmoid", "SigmoidBackward0", _precise(lambda x: 1.0 / (1.0 + np.exp(-x))), saves={"result": None},
              grads={"self": lambda g, s: g * s.result * (1 - s.result)})
 relu = Op("relu", "ReluBackward0", lambda x: np.maximum(x, 0).astype(x.dtype), saves={"result": None},
           grads={"self": lambda g, s: g * _mask(s.result.data > 0, g)})
@@ -151,15 +161,15 @@ abs = Op("abs", "AbsBackward0", np.abs, saves={"self": None},
          grads={"self": lambda g, s: g * s.self.sign()})
 sqrt = Op("sqrt", "SqrtBackward0", np.sqrt, saves={"result": None},
           grads={"self": lambda g, s: g / (2 * s.result)})
-sin = Op("sin", "SinBackward0", np.sin, saves={"self": None},
+sin = Op("sin", "SinBackward0", _precise(np.sin), saves={"self": None},
          grads={"self": lambda g, s: g * s.self.cos()})
-cos = Op("cos", "CosBackward0", np.cos, saves={"self": None},
+cos = Op("cos", "CosBackward0", _precise(np.cos), saves={"self": None},
          grads={"self": lambda g, s: -g * s.self.sin()})
 clamp = Op("clamp", "ClampBackward1", _clamp_forward, saves={"self": None},
            grads={"self": _clamp_backward})
 clone = Op("clone", "CloneBackward0", np.copy, grads={"self": lambda g, s: g})
 to_copy = Op("_to_copy", "ToCopyBackward0", lambda x, dtype: x.astype(dtype.np),
-             saves={"self": None},
+             saves={"self": None}, casts=True,
              grads={"self": lambda g, s: g.to(s.self.dtype)})
 
 # --- reductions ---------------------------------------------------------------------

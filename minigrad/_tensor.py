@@ -276,18 +276,23 @@ class Tensor:
         if self.requires_grad and self.grad_fn is None and grad_mode.is_grad_enabled():
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
-    def _inplace(self, op, others=(), attrs=None):
-        """Run ``op`` and write its result into this tensor's own buffer.
+    def _inplace(self, compute, others=()):
+        """Write ``compute(source)`` into this tensor's own buffer.
 
-        When a graph is being recorded the tensor gets the op's node as its new
-        ``grad_fn``; as in PyTorch, tensor hooks registered earlier stay with the old
-        node, while ``retain_grad`` moves to the new one."""
+        When a graph is recorded, ``source`` is a copy standing for the value before
+        the write (so the new node saves the right value, as PyTorch's ``original_self``)
+        and the tensor gets the new node as its ``grad_fn``. As in PyTorch, tensor hooks
+        registered earlier stay with the old node; ``retain_grad`` moves to the new one."""
         self._check_inplace()
-        others = tuple(_as_tensor(o) for o in others)
+        others = tuple(o for o in others if isinstance(o, Tensor))
         recording = grad_mode.is_grad_enabled() and (
             self.requires_grad or any(o.requires_grad for o in others))
-        with grad_mode.set_grad_enabled(recording):
-            out = apply_op(op, (self,) + others, attrs)
+        source = self
+        if recording:
+            source = Tensor._wrap(self.data.copy())
+            object.__setattr__(source, "requires_grad", self.requires_grad)
+            source.grad_fn, source._output_nr = self.grad_fn, self._output_nr
+        out = compute(source)
         np.copyto(self.data, out.data, casting="unsafe")
         self._version_counter[0] += 1
         if recording:
@@ -301,28 +306,28 @@ class Tensor:
         return self
 
     def add_(self, other, alpha=1):
-        return self._inplace(ops.add, (other if alpha == 1 else _as_tensor(other) * alpha,))
+        return self._inplace(lambda s: s.add(other, alpha), (other,))
 
     def sub_(self, other, alpha=1):
-        return self._inplace(ops.sub, (other if alpha == 1 else _as_tensor(other) * alpha,))
+        return self._inplace(lambda s: s.sub(other, alpha), (other,))
 
     def mul_(self, other):
-        return self._inplace(ops.mul, (other,))
+        return self._inplace(lambda s: s * other, (other,))
 
     def div_(self, other):
-        return self._inplace(ops.div, (other,))
+        return self._inplace(lambda s: s / other, (other,))
 
     def clamp_(self, min=None, max=None):
-        return self._inplace(ops.clamp, (), {"min": min, "max": max})
+        return self._inplace(lambda s: s.clamp(min, max))
 
     def zero_(self):
         return self.fill_(0)
 
     def fill_(self, value):
-        return self._inplace(ops.fill, (), {"value": value})
+        return self._inplace(lambda s: apply_op(ops.fill, (s,), {"value": value}))
 
     def copy_(self, src):
-        return self._inplace(ops.copy, (src,))
+        return self._inplace(lambda s: apply_op(ops.copy, (s, _as_tensor(src))), (src,))
 
     def normal_(self, mean=0.0, std=1.0):
         from ._creation import _rng
@@ -542,6 +547,12 @@ class Tensor:
         return tuple(self[(slice(None),) * (dim % self.data.ndim) + (slice(i, i + size),)]
                      for i in range(0, n, size))
 
+    def select(self, dim, index):
+        return self[(slice(None),) * (dim % self.data.ndim) + (index,)]
+
+    def narrow(self, dim, start, length):
+        return self[(slice(None),) * (dim % self.data.ndim) + (slice(start, start + length),)]
+
     def __getitem__(self, key):
         from ._indexing import getitem
         return getitem(self, key)
@@ -564,6 +575,20 @@ class Tensor:
         return apply_op(ops.bmm, (self, other))
 
     mm = matmul
+
+
+def _make_inplace(name):
+    def method(self, *args, **kwargs):
+        return self._inplace(lambda s: getattr(s, name)(*args, **kwargs), args)
+    method.__name__ = name + "_"
+    method.__doc__ = f"In-place ``{name}``: ``x.{name}_()`` is ``x.{name}()`` written into ``x``."
+    return method
+
+
+for _name in ("exp", "log", "tanh", "sigmoid", "relu", "abs", "sqrt", "sin", "cos", "neg",
+              "pow", "reciprocal"):
+    setattr(Tensor, _name + "_", _make_inplace(_name))
+del _name
 
 
 class MinMaxResult(tuple):

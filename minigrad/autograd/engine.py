@@ -195,10 +195,9 @@ def _compute_dependencies(task, root):
     stack = [root]
     while stack:
         fn = stack.pop()
-        for edge in fn.next_functions:
-            if edge is None:
+        for nxt, _ in fn.next_functions:
+            if nxt is None:
                 continue
-            nxt = edge[0]
             deps[nxt] = deps.get(nxt, 0) + 1
             if nxt not in seen:
                 seen.add(nxt)
@@ -224,15 +223,15 @@ def _init_to_execute(task, root, input_edges, accumulate_grad):
     visited.add(root)
     while stack:
         fn, children = stack[-1]
-        for edge in children:
-            if edge is not None and edge[0] not in visited:
-                visited.add(edge[0])
-                stack.append((edge[0], iter(edge[0].next_functions)))
+        for child, _ in children:
+            if child is not None and child not in visited:
+                visited.add(child)
+                stack.append((child, iter(child.next_functions)))
                 break
         else:
             stack.pop()
-            if any(edge is not None and edge[0] in info and info[edge[0]].should_execute()
-                   for edge in fn.next_functions):
+            if any(child in info and info[child].should_execute()
+                   for child, _ in fn.next_functions):
                 info.setdefault(fn, _ExecInfo()).needed = True
 
 
@@ -266,10 +265,10 @@ def _validate_outputs(fn, outputs):
     if len(outputs) != len(edges):
         raise RuntimeError(f"function {fn.name()} returned an incorrect number of gradients "
                            f"(expected {len(edges)}, got {len(outputs)})")
-    for i, (edge, grad) in enumerate(zip(edges, outputs)):
-        if grad is None or edge is None:
+    for i, ((nxt, input_nr), grad) in enumerate(zip(edges, outputs)):
+        if grad is None or nxt is None:
             continue
-        shape, dtype = edge[0]._input_metadata[edge[1]]
+        shape, dtype = nxt._input_metadata[input_nr]
         if grad.data.shape != shape:
             if not _expandable(shape, grad.data.shape):
                 raise RuntimeError(
@@ -290,10 +289,10 @@ def _expandable(shape, to_shape):
 
 def _needs_input_grad(task, fn):
     if task.exec_info is None:
-        return tuple(edge is not None for edge in fn.next_functions)
+        return tuple(nxt is not None for nxt, _ in fn.next_functions)
     info = task.exec_info
-    return tuple(edge is not None and edge[0] in info and info[edge[0]].should_execute()
-                 for edge in fn.next_functions)
+    return tuple(nxt is not None and nxt in info and info[nxt].should_execute()
+                 for nxt, _ in fn.next_functions)
 
 
 def _call_function(task, fn, inputs):
@@ -350,10 +349,9 @@ def _evaluate_function(task, fn, inputs, queue):
     yield EngineEvent("node_done", fn, None, tuple(outputs), None)
 
     deps, not_ready, exec_info = task.dependencies, task.not_ready, task.exec_info
-    for edge, grad in zip(fn.next_functions, outputs):
-        if edge is None:
+    for (nxt, input_nr), grad in zip(fn.next_functions, outputs):
+        if nxt is None:
             continue
-        nxt, input_nr = edge
         deps[nxt] -= 1
         ready = deps[nxt] == 0
         buffer = not_ready.get(nxt)

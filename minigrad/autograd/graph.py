@@ -102,7 +102,7 @@ class Node:
         self._pre_hooks = None           # OrderedDict, created at first registration
         self._post_hooks = None
         self._metadata = None
-        self._saved = {}                 # PyTorch attribute name -> SavedTensor
+        self._stored = {}                # PyTorch attribute name -> SavedTensor (``_saved_<name>``)
 
     # --- introspection -----------------------------------------------------------
     def name(self):
@@ -121,7 +121,7 @@ class Node:
 
     def __getattr__(self, attr):
         # _saved_<name> unpacks a saved value; _raw_saved_<name> is the SavedTensor itself.
-        saved = self.__dict__.get("_saved")
+        saved = self.__dict__.get("_stored")
         if saved is not None:
             if attr.startswith("_raw_saved_") and attr[11:] in saved:
                 return saved[attr[11:]]
@@ -131,7 +131,7 @@ class Node:
 
     def __dir__(self):
         names = set(super().__dir__())
-        for key in self._saved:
+        for key in self._stored:
             names.update(("_saved_" + key, "_raw_saved_" + key))
         return sorted(names)
 
@@ -147,7 +147,7 @@ class Node:
         raise NotImplementedError
 
     def _default_needs(self):
-        return tuple(edge is not None for edge in self.next_functions)
+        return tuple(nxt is not None for nxt, _ in self.next_functions)
 
     def __call__(self, *grad_outputs):
         expected = len(self._input_metadata) or 1
@@ -158,7 +158,7 @@ class Node:
 
     def release_variables(self):
         """Free saved values (the engine calls this after the node ran, unless retain_graph)."""
-        for saved in self._saved.values():
+        for saved in self._stored.values():
             saved.free()
 
     # --- hooks -----------------------------------------------------------------------
@@ -288,7 +288,7 @@ class SavedTensor:
         self._output_nr = value._output_nr
         self._requires_grad = value.requires_grad
         hooks = current_saved_tensors_hooks()
-        if hooks is not None and not getattr(value, "_is_wrapped_number", False):
+        if hooks is not None and value._wrapped is None:     # wrapped numbers are never packed
             self._pack_with(hooks[0], hooks[1], value)
         elif is_output:
             self._data = value.data
