@@ -1,0 +1,86 @@
+"""Self-checking exercises for the lessons.
+
+A check takes the learner's own function or object, runs it, and prints one friendly,
+specific verdict (✅ or ❌ with what differs, or "not implemented yet"). Checks never
+raise, so "Run All" goes through a whole lesson, and they never import a solution:
+each check computes the expected answer from minigrad itself or states the property
+it tests.
+
+Each lesson's checks live in ``minigrad/exercises/lessonNN.py`` and are built from the
+helpers here.
+"""
+import traceback
+
+import numpy as np
+
+__all__ = ["Result", "run_check", "compare_values", "compare_sequences"]
+
+
+class Result:
+    """The verdict of one check: ``ok`` and a message. Displays as one line."""
+
+    def __init__(self, ok, message):
+        self.ok = bool(ok)
+        self.message = message
+
+    def __bool__(self):
+        return self.ok
+
+    def __repr__(self):
+        return ("✅ " if self.ok else "❌ ") + self.message
+
+    _repr_pretty_ = lambda self, p, cycle: p.text(repr(self))
+
+
+def run_check(name, body):
+    """Run ``body()`` (which returns a :class:`Result`), turning the learner's
+    ``NotImplementedError`` and any other exception into a readable ❌ verdict."""
+    try:
+        result = body()
+    except NotImplementedError:
+        result = Result(False, f"{name}: not implemented yet (replace the `raise NotImplementedError` line).")
+    except AssertionError as exc:
+        result = Result(False, f"{name}: {exc}")
+    except Exception as exc:       # the learner's code raised: show where, briefly
+        last = traceback.extract_tb(exc.__traceback__)[-1]
+        result = Result(False, f"{name}: your code raised {type(exc).__name__}: {exc} "
+                               f"(line {last.lineno}: {last.line})")
+    print(repr(result))
+    return result
+
+
+def _as_array(value):
+    if hasattr(value, "data") and isinstance(getattr(value, "data"), np.ndarray):
+        return value.data
+    return np.asarray(value)
+
+
+def compare_values(what, got, expected, atol=1e-5, rtol=1e-4):
+    """A graded comparison of two tensors/arrays: None, shape, then the first
+    differing index and both values."""
+    if got is None:
+        return Result(False, f"{what} is None, expected a tensor of shape {list(_as_array(expected).shape)}.")
+    got_a, exp_a = _as_array(got), _as_array(expected)
+    if got_a.shape != exp_a.shape:
+        return Result(False, f"{what} has shape {list(got_a.shape)}, expected {list(exp_a.shape)}.")
+    close = np.isclose(got_a, exp_a, atol=atol, rtol=rtol)
+    if not close.all():
+        idx = tuple(int(i) for i in np.argwhere(~close)[0])
+        where = f"at index {idx[0] if len(idx) == 1 else list(idx)}" if idx else ""
+        return Result(False, f"{what} has the right shape but wrong values {where}: "
+                             f"got {got_a[idx]:.6g}, expected {exp_a[idx]:.6g}.")
+    return Result(True, f"{what} is right.")
+
+
+def compare_sequences(what, got, expected):
+    """Compare two lists (e.g. a hook firing order), naming the first difference."""
+    got, expected = list(got), list(expected)
+    for i, (g, e) in enumerate(zip(got, expected)):
+        if g != e:
+            return Result(False, f"{what}: entry {i} is {g!r}, expected {e!r} "
+                                 f"(got {got}, expected {expected}).")
+    if len(got) != len(expected):
+        more = "more" if len(got) > len(expected) else "fewer"
+        return Result(False, f"{what}: {len(got)} entries, {more} than the {len(expected)} expected "
+                             f"(got {got}, expected {expected}).")
+    return Result(True, f"{what} is right.")
