@@ -41,6 +41,7 @@ class Tensor:
                  "_version_counter", "_backward_hooks", "_post_accumulate_grad_hooks",
                  "_retains_grad", "_grad_accumulator", "_wrapped", "__weakref__", "__dict__")
     __array_priority__ = 1000       # numpy scalars on the left defer to our operators
+    _base = None                    # the tensor this one is a view of (set only where minigrad tracks it)
     __hash__ = object.__hash__      # hashed by identity, like torch.Tensor
 
     def __init__(self, data, dtype=None, requires_grad=False):
@@ -275,6 +276,14 @@ class Tensor:
     def _check_inplace(self):
         if self.requires_grad and self.grad_fn is None and grad_mode.is_grad_enabled():
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        view = self.__dict__.get("_custom_function_view")
+        if view is not None and self.requires_grad and grad_mode.is_grad_enabled():
+            raise RuntimeError(
+                f"Output {view[1]} of {view[0]} is a view and is being modified inplace. This view "
+                "was created inside a custom Function (or because an input was returned as-is) and "
+                "the autograd logic to handle view+inplace would override the custom backward "
+                "associated with the custom Function, leading to incorrect gradients. This behavior "
+                "is forbidden. You can fix this by cloning the output of the custom Function.")
 
     def _inplace(self, compute, others=()):
         """Write ``compute(source)`` into this tensor's own buffer.

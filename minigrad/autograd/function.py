@@ -131,10 +131,15 @@ class Function(metaclass=_FunctionMeta):
             wrapped = []
             for i, out in enumerate(outputs):
                 if isinstance(out, Tensor):
-                    if any(out is a for a in args):      # returned an input: give it its own node
-                        out = Tensor._wrap(out.data, out._version_counter)
                     differentiable = out.is_floating_point() and not any(
                         out is n for n in ctx._non_differentiable)
+                    if any(out is a for a in args):      # returned an input: give it its own node
+                        base = out
+                        out = Tensor._wrap(out.data, out._version_counter)
+                        # As in PyTorch it is a view of the input, created in a custom
+                        # Function: writing to it in place is refused (_check_inplace).
+                        out._base = base
+                        out._custom_function_view = (cls.__name__, i)
                     if differentiable:
                         out.requires_grad = True
                         out.grad_fn, out._output_nr = ctx, i
