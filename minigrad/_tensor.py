@@ -85,6 +85,13 @@ class Tensor:
     def numel(self):
         return int(self.data.size)
 
+    def element_size(self):
+        """``Tensor.element_size()``: bytes per element (4 for float32)."""
+        return int(self.data.itemsize)
+
+    itemsize = property(element_size)
+    nbytes = property(lambda self: int(self.data.nbytes))
+
     @property
     def dtype(self):
         return dtypes.from_numpy_dtype(self.data.dtype)
