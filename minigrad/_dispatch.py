@@ -120,7 +120,8 @@ def apply_op(op, tensors, attrs=None):
             if replaced is not None:
                 tensors = tuple(replaced)
     arrays = [t._wrapped if t._wrapped is not None else t.data for t in tensors]
-    raw = op.forward(*arrays, **attrs)
+    with np.errstate(all="ignore"):      # PyTorch gives nan/inf silently, no warning
+        raw = op.forward(*arrays, **attrs)
     if op.casts:
         outputs = (Tensor._wrap(raw),)
     elif op.multi_output:
