@@ -24,10 +24,10 @@ class Op:
     """
 
     __slots__ = ("name", "node_name", "forward", "inputs", "saves", "grads", "multi_output",
-                 "casts")
+                 "casts", "view")
 
     def __init__(self, name, node_name, forward, inputs=("self",), saves=None, grads=None,
-                 multi_output=False, casts=False):
+                 multi_output=False, casts=False, view=False):
         self.name = name
         self.node_name = node_name
         self.forward = forward
@@ -36,22 +36,28 @@ class Op:
         self.grads = grads or {}
         self.multi_output = multi_output
         self.casts = casts              # the op sets its output dtype itself (``to``)
+        self.view = view                # the output shares data and version counter with self
 
 
 class _Saved:
-    """What a formula sees as ``ctx``: saved values unpacked on access, plus attributes."""
+    """What a formula sees as ``ctx``: saved values (unpacked once per backward call, as
+    PyTorch does, so an unpack hook runs once per value) and the op's attributes."""
 
-    __slots__ = ("_node",)
+    __slots__ = ("_node", "_unpacked")
 
     def __init__(self, node):
         self._node = node
+        self._unpacked = {}
 
     def __getattr__(self, name):
         node = self._node
         saved = node._stored.get(name)
-        if saved is not None:
-            return saved.unpack(node)
-        return node._attrs[name]
+        if saved is None:
+            return node._attrs[name]
+        value = self._unpacked.get(name)
+        if value is None:
+            value = self._unpacked[name] = saved.unpack(node)
+        return value
 
 
 class OpNode(Node):
@@ -129,6 +135,8 @@ def apply_op(op, tensors, attrs=None):
     else:
         outputs = (Tensor._wrap(_result_dtype_fix(np.asarray(raw), tensors)),)
 
+    if op.view:
+        outputs[0]._version_counter = tensors[0]._version_counter
     if op.grads and grad_mode.is_grad_enabled() and any(t.requires_grad for t in tensors):
         _record(op, tensors, attrs, outputs)
 
@@ -157,6 +165,7 @@ def _record(op, tensors, attrs, outputs):
         names = op.inputs
         for saved_name, needed_by in op.saves.items():
             if needed_by is not None and not tensors[names.index(needed_by)].requires_grad:
+                node._stored[saved_name] = SavedTensor(None)     # PyTorch lists it, as None
                 continue
             if saved_name in _OUTPUT_NAMES:
                 node._stored[saved_name] = SavedTensor(outputs[_OUTPUT_NAMES[saved_name]], is_output=True)

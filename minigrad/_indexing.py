@@ -35,7 +35,10 @@ def _op_for(key):
 
 def getitem(t, key):
     key = _normalize(key)
-    return apply_op(_op_for(key), (t,), {"index": key, "self_sym_sizes": t.data.shape})
+    try:
+        return apply_op(_op_for(key), (t,), {"index": key, "self_sym_sizes": t.data.shape})
+    except IndexError as exc:       # numpy says "axis", PyTorch "dimension"
+        raise IndexError(str(exc).replace(" for axis ", " for dimension ")) from None
 
 
 def setitem(t, key, value):

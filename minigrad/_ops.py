@@ -105,10 +105,12 @@ def _inverse(perm):
 
 
 # --- elementwise arithmetic ------------------------------------------------------------
-add = Op("add", "AddBackward0", np.add, ("self", "other"),
-         grads={"self": lambda g, s: g, "other": lambda g, s: g})
-sub = Op("sub", "SubBackward0", np.subtract, ("self", "other"),
-         grads={"self": lambda g, s: g, "other": lambda g, s: -g})
+add = Op("add", "AddBackward0", lambda a, b, alpha=1: a + b if alpha == 1 else a + alpha * b,
+         ("self", "other"),
+         grads={"self": lambda g, s: g, "other": lambda g, s: g if s.alpha == 1 else g * s.alpha})
+sub = Op("sub", "SubBackward0", lambda a, b, alpha=1: a - b if alpha == 1 else a - alpha * b,
+         ("self", "other"),
+         grads={"self": lambda g, s: g, "other": lambda g, s: -g if s.alpha == 1 else g * -s.alpha})
 rsub = Op("rsub", "RsubBackward1", lambda a, b: np.subtract(b, a), ("self", "other"),
           grads={"self": lambda g, s: -g, "other": lambda g, s: g})
 mul = Op("mul", "MulBackward0", np.multiply, ("self", "other"),
@@ -199,22 +201,24 @@ log_softmax = Op("_log_softmax", "LogSoftmaxBackward0", _log_softmax, saves={"re
                  grads={"self": lambda g, s: g - s.result.exp() * g.sum(s.dim, keepdim=True)})
 
 # --- shapes --------------------------------------------------------------------------
-view = Op("view", "ViewBackward0", lambda x, size, self_sym_sizes: x.reshape(size),
+view = Op("view", "ViewBackward0", lambda x, size, self_sym_sizes: x.reshape(size), view=True,
           grads={"self": lambda g, s: g.reshape(s.self_sym_sizes)})
+unsafe_view = Op("_unsafe_view", "UnsafeViewBackward0", lambda x, size, self_sym_sizes: x.reshape(size),
+                 grads={"self": lambda g, s: g.reshape(s.self_sym_sizes)})
 transpose = Op("transpose", "TransposeBackward0", lambda x, dim0, dim1: np.swapaxes(x, dim0, dim1),
-               grads={"self": lambda g, s: g.transpose(s.dim0, s.dim1)})
-t = Op("t", "TBackward0", lambda x: x.T, grads={"self": lambda g, s: g.t()})
+               view=True, grads={"self": lambda g, s: g.transpose(s.dim0, s.dim1)})
+t = Op("t", "TBackward0", lambda x: x.T, view=True, grads={"self": lambda g, s: g.t()})
 permute = Op("permute", "PermuteBackward0", lambda x, dims: np.transpose(x, dims),
-             grads={"self": lambda g, s: g.permute(*_inverse(s.dims))})
+             view=True, grads={"self": lambda g, s: g.permute(*_inverse(s.dims))})
 unsqueeze = Op("unsqueeze", "UnsqueezeBackward0", lambda x, dim: np.expand_dims(x, dim),
-               grads={"self": lambda g, s: g.squeeze(s.dim)})
+               view=True, grads={"self": lambda g, s: g.squeeze(s.dim)})
 squeeze = Op("squeeze", "SqueezeBackward0", lambda x, self_sym_sizes: np.squeeze(x),
-             grads={"self": lambda g, s: g.reshape(s.self_sym_sizes)})
+             view=True, grads={"self": lambda g, s: g.reshape(s.self_sym_sizes)})
 squeeze_dim = Op("squeeze", "SqueezeBackward1",
                  lambda x, dim, self_sym_sizes: np.squeeze(x, dim) if x.ndim and x.shape[dim] == 1 else x,
-                 grads={"self": lambda g, s: g.reshape(s.self_sym_sizes)})
+                 view=True, grads={"self": lambda g, s: g.reshape(s.self_sym_sizes)})
 expand = Op("expand", "ExpandBackward0", lambda x, size, self_sym_sizes: np.broadcast_to(x, size),
-            grads={"self": lambda g, s: g.sum_to_size(s.self_sym_sizes)})
+            view=True, grads={"self": lambda g, s: g.sum_to_size(s.self_sym_sizes)})
 unbind = Op("unbind", "UnbindBackward0", lambda x, dim: tuple(np.moveaxis(x, dim, 0)),
             multi_output=True,
             grads={"self": lambda grads, s: _stack_or_zeros(grads, s.dim)})
@@ -247,9 +251,9 @@ def _index_put_zeros_forward(g, index, shape):
 
 
 select = Op("select", "SelectBackward0", lambda x, index, self_sym_sizes: x[index],
-            grads={"self": _index_backward})
+            view=True, grads={"self": _index_backward})
 slice = Op("slice", "SliceBackward0", lambda x, index, self_sym_sizes: x[index],
-           grads={"self": _index_backward})
+           view=True, grads={"self": _index_backward})
 index = Op("index", "IndexBackward0", lambda x, index, self_sym_sizes: x[index],
            grads={"self": _index_backward})
 index_put_zeros = Op("index_put", "IndexPutBackward0", _index_put_zeros_forward,
@@ -282,8 +286,9 @@ logical_and = Op("logical_and", None, np.logical_and, ("self", "other"))
 logical_or = Op("logical_or", None, np.logical_or, ("self", "other"))
 logical_not = Op("logical_not", None, np.logical_not)
 sign = Op("sign", None, np.sign)
-fill = Op("fill_", "FillBackward0", lambda x, value: np.full_like(x, value),
+fill = Op("fill_", "FillBackward2", lambda x, value: np.full_like(x, value),
           grads={"self": lambda g, s: g * 0.0})
-copy = Op("copy_", "CopyBackwards", lambda x, src: np.broadcast_to(src, x.shape).astype(x.dtype),
+zero = Op("zero_", "ZeroBackward0", np.zeros_like, grads={"self": lambda g, s: g * 0.0})
+copy = Op("copy_", "torch::autograd::CopyBackwards", lambda x, src: np.broadcast_to(src, x.shape).astype(x.dtype),
           ("self", "src"),
           grads={"self": lambda g, s: g * 0.0, "src": lambda g, s: g})

@@ -162,10 +162,12 @@ class Tensor:
     # --- requires_grad and .grad ----------------------------------------------------
     def __setattr__(self, name, value):
         if name == "requires_grad" and value and self.data.dtype.kind != "f":
-            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         object.__setattr__(self, name, value)
 
     def requires_grad_(self, requires_grad=True):
+        if requires_grad and self.data.dtype.kind != "f":
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if not requires_grad and self.grad_fn is not None:
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use "
@@ -194,9 +196,19 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
             if value.shape != self.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of "
+                    f"size '{list(self.shape)}'. Please ensure that the gradient and the tensor are "
+                    "the same size")
             if value.dtype is not self.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                names = {"float32": "Float", "float64": "double", "int64": "Long", "bool": "Bool"}
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{names[value.dtype.name].lower() if value.dtype.name == 'float64' else names[value.dtype.name]}' "
+                    f"to a tensor with grad_dtype '{names[self.dtype.name] if self.dtype.name != 'float64' else 'Double'}'. The gradient must match "
+                    "the tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
+                    "tensor's grad_dtype attribute with a specific dtype, or None to allow any "
+                    "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its "
+                    "gradient may break downstream systems that assume they match.")
         self._grad = value
 
     def _get_grad_accumulator(self):
@@ -322,10 +334,10 @@ class Tensor:
         return self
 
     def add_(self, other, alpha=1):
-        return self._inplace(lambda s: s.add(other, alpha), (other,))
+        return self._inplace(lambda s: s.add(other, alpha=alpha), (other,))
 
     def sub_(self, other, alpha=1):
-        return self._inplace(lambda s: s.sub(other, alpha), (other,))
+        return self._inplace(lambda s: s.sub(other, alpha=alpha), (other,))
 
     def mul_(self, other):
         return self._inplace(lambda s: s * other, (other,))
@@ -337,7 +349,7 @@ class Tensor:
         return self._inplace(lambda s: s.clamp(min, max))
 
     def zero_(self):
-        return self.fill_(0)
+        return self._inplace(lambda s: apply_op(ops.zero, (s,)))
 
     def fill_(self, value):
         return self._inplace(lambda s: apply_op(ops.fill, (s,), {"value": value}))
@@ -363,9 +375,9 @@ class Tensor:
     def _binary(self, op, other):
         return apply_op(op, (self, _as_tensor(other)))
 
-    def __add__(self, other): return self._binary(ops.add, other)
-    def __radd__(self, other): return self._binary(ops.add, other)
-    def __sub__(self, other): return self._binary(ops.sub, other)
+    def __add__(self, other): return self.add(other)
+    def __radd__(self, other): return self.add(other)
+    def __sub__(self, other): return self.sub(other)
     def __rsub__(self, other): return self._binary(ops.rsub, other)
     def __mul__(self, other): return self._binary(ops.mul, other)
     def __rmul__(self, other): return self._binary(ops.mul, other)
@@ -398,11 +410,11 @@ class Tensor:
     def __or__(self, other): return self._binary(ops.logical_or, other)
     def __invert__(self): return apply_op(ops.logical_not, (self,))
 
-    def add(self, other, alpha=1):
-        return self + (other if alpha == 1 else _as_tensor(other) * alpha)
+    def add(self, other, *, alpha=1):
+        return apply_op(ops.add, (self, _as_tensor(other)), {"alpha": alpha})
 
-    def sub(self, other, alpha=1):
-        return self - (other if alpha == 1 else _as_tensor(other) * alpha)
+    def sub(self, other, *, alpha=1):
+        return apply_op(ops.sub, (self, _as_tensor(other)), {"alpha": alpha})
 
     def mul(self, other): return self * other
     def div(self, other): return self / other
@@ -491,12 +503,33 @@ class Tensor:
         return apply_op(ops.masked_fill, (self,), {"mask": _as_tensor(mask), "value": float(value)})
 
     # shapes
-    def reshape(self, *shape):
-        shape = _shape_arg(shape)
-        new_shape = np.empty(self.data.shape, dtype=[]).reshape(shape).shape if -1 in shape else tuple(shape)
-        return apply_op(ops.view, (self,), {"size": new_shape, "self_sym_sizes": self.data.shape})
+    def _target_shape(self, shape):
+        shape = tuple(_shape_arg(shape))
+        size = self.data.size
+        known = int(np.prod([d for d in shape if d != -1]))
+        if shape.count(-1) > 1 or (-1 in shape and (known == 0 or size % known)) or \
+                (-1 not in shape and known != size):
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
+        return tuple(size // known if d == -1 else d for d in shape)
 
-    view = reshape
+    def view(self, *shape):
+        """``Tensor.view``: the same data seen with a new shape (``ViewBackward0``). Like
+        PyTorch, only for contiguous data; ``reshape`` copies when needed."""
+        size = self._target_shape(shape)
+        if not self.data.flags.c_contiguous and size != self.data.shape:
+            raise RuntimeError(
+                "view size is not compatible with input tensor's size and stride (at least one "
+                "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+        return apply_op(ops.view, (self,), {"size": size, "self_sym_sizes": self.data.shape})
+
+    def reshape(self, *shape):
+        """``Tensor.reshape``: a view when the data is contiguous, else a copy
+        (``UnsafeViewBackward0`` over ``CloneBackward0``, as in PyTorch)."""
+        size = self._target_shape(shape)
+        if self.data.flags.c_contiguous or size == self.data.shape:
+            return apply_op(ops.view, (self,), {"size": size, "self_sym_sizes": self.data.shape})
+        copy = self.clone()
+        return apply_op(ops.unsafe_view, (copy,), {"size": size, "self_sym_sizes": self.data.shape})
 
     def view_as(self, other):
         return self.reshape(other.shape)
@@ -671,5 +704,7 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
             arr = arr.astype(np.float32)
     t = Tensor._wrap(arr)
     if requires_grad:
+        if arr.dtype.kind != "f":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         t.requires_grad = True
     return t

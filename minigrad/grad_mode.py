@@ -71,3 +71,8 @@ class set_grad_enabled(_GradModeContext):
     def __exit__(self, *exc):
         _set_enabled(self._prev)
         return False
+
+    def __call__(self, fn):
+        # As in PyTorch: decorating must not leave the mode changed.
+        _set_enabled(self._prev)
+        return super().__call__(fn)

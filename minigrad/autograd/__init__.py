@@ -72,13 +72,12 @@ def _backward_arguments(tensors, grad_tensors, retain_graph, create_graph, input
     tensors = _as_tuple(tensors)
     grad_tensors = _as_tuple(grad_tensors) or (None,) * len(tensors)
     if len(grad_tensors) != len(tensors):
-        raise RuntimeError(f"grad_tensors should have the same length as tensors "
-                           f"(got {len(grad_tensors)} and {len(tensors)})")
+        raise RuntimeError(f"got {len(tensors)} tensors and {len(grad_tensors)} gradients")
     if retain_graph is None:
         retain_graph = create_graph
     inputs = _as_tuple(inputs)
     if inputs is not None and len(inputs) == 0:
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     roots = _root_edges(tensors)
     grads = _make_grads(tensors, grad_tensors)
     input_edges = None

@@ -19,11 +19,14 @@ Each node keeps its hooks in four places, because they fire under different cond
 3. ``_pre_hooks`` (``register_prehook``): only when the node executes;
 4. ``_post_hooks`` (``register_hook``): after the node ran.
 """
+import contextlib
 import itertools
 import re
 import threading
 import weakref
 from collections import OrderedDict
+
+import numpy as np
 
 from ..utils.hooks import RemovableHandle
 
@@ -226,8 +229,10 @@ def accumulate_into_grad(variable, grad):
     from ..grad_mode import is_grad_enabled
     if grad is not None:
         if variable.grad is None:
-            variable.grad = grad if (is_grad_enabled() and grad.requires_grad) else \
-                Tensor._wrap(grad.data.copy())
+            if is_grad_enabled() and grad.requires_grad:     # create_graph: keep the graph (CopyBackwards)
+                variable.grad = Tensor._wrap(np.zeros_like(grad.data)).copy_(grad)
+            else:
+                variable.grad = Tensor._wrap(grad.data.copy())
         elif is_grad_enabled():
             variable.grad = variable.grad + grad
         else:
@@ -393,7 +398,7 @@ class SavedTensor:
             f"instead. {hint}")
 
 
-class saved_tensors_hooks:
+class saved_tensors_hooks(contextlib.ContextDecorator):
     """``torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook)``.
 
     Pushes the pair on this thread's stack for the duration of the ``with`` block.
@@ -418,7 +423,7 @@ class saved_tensors_hooks:
         return False
 
 
-class disable_saved_tensors_hooks:
+class disable_saved_tensors_hooks(contextlib.ContextDecorator):
     """``torch.autograd.graph.disable_saved_tensors_hooks(error_message)``: inside, pushing
     saved-tensor hooks raises ``RuntimeError(error_message)``; entering while hooks are
     active raises it too."""
