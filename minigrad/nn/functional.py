@@ -1,0 +1,452 @@
+"""``torch.nn.functional`` for minigrad: layers and losses as functions.
+
+The ops PyTorch implements as one kernel (and one backward node) are rows of an op
+table here too, in the style of ``minigrad/_ops.py``: ``addmm`` (``AddmmBackward0``,
+for ``linear``), ``convolution`` (``ConvolutionBackward0``), ``max_pool2d_with_indices``
+(``MaxPool2DWithIndicesBackward0``), ``im2col`` / ``col2im`` (``Im2ColBackward0`` /
+``Col2ImBackward0``, i.e. ``unfold`` / ``fold``), ``mse_loss``, ``nll_loss``,
+``native_dropout`` and ``native_layer_norm``. Forwards are vectorised numpy (the
+im2col kernels of ``nn/_im2col.py``: no Python loop over pixels or the batch).
+Backward formulas are written with minigrad ops, so ``create_graph=True`` gives
+double backward through every one of them: conv's input gradient is a ``col2im`` and
+``col2im``'s backward is an ``im2col``, and the other way round.
+"""
+import numpy as np
+
+from .. import _creation
+from .._dispatch import Op, apply_op
+from .._tensor import Tensor, _as_tensor
+from . import _im2col
+
+__all__ = [
+    "linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "conv2d", "max_pool2d",
+    "unfold", "fold", "mse_loss", "nll_loss", "cross_entropy", "dropout", "layer_norm",
+    "flatten",
+]
+
+
+def _pair(v):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v, v)
+
+
+def _const(array):
+    """A constant tensor (no graph) around a numpy array."""
+    return Tensor._wrap(np.asarray(array))
+
+
+# --------------------------------------------------------------------------------------
+# The op rows
+# --------------------------------------------------------------------------------------
+
+addmm_op = Op("addmm", "AddmmBackward0",
+              lambda bias, mat1, mat2, beta, alpha: beta * bias + alpha * (mat1 @ mat2),
+              ("self", "mat1", "mat2"),
+              saves={"mat1": "mat2", "mat2": "mat1"},
+              grads={"self": lambda g, s: g * s.beta if s.beta != 1 else g,
+                     "mat1": lambda g, s: g.mm(s.mat2.t()) * s.alpha if s.alpha != 1 else g.mm(s.mat2.t()),
+                     "mat2": lambda g, s: s.mat1.t().mm(g) * s.alpha if s.alpha != 1 else s.mat1.t().mm(g)})
+
+
+def _im2col_forward(x, kernel_size, dilation, padding, stride, self_sym_sizes):
+    return _im2col.unfold(x, kernel_size, stride, padding, dilation=dilation)
+
+
+def _col2im_forward(x, output_size, kernel_size, dilation, padding, stride):
+    return _im2col.fold(x, output_size, kernel_size, stride, padding, dilation=dilation)
+
+
+def _apply_im2col(x, kernel_size, dilation, padding, stride):
+    return apply_op(im2col_op, (x,), {"kernel_size": kernel_size, "dilation": dilation,
+                                      "padding": padding, "stride": stride,
+                                      "self_sym_sizes": x.data.shape})
+
+
+def _apply_col2im(x, output_size, kernel_size, dilation, padding, stride):
+    return apply_op(col2im_op, (x,), {"output_size": tuple(output_size), "kernel_size": kernel_size,
+                                      "dilation": dilation, "padding": padding, "stride": stride})
+
+
+# unfold and fold are adjoint: each one's backward is the other.
+im2col_op = Op("im2col", "Im2ColBackward0", _im2col_forward,
+               grads={"self": lambda g, s: _apply_col2im(
+                   g, s.self_sym_sizes[-2:], s.kernel_size, s.dilation, s.padding, s.stride)})
+col2im_op = Op("col2im", "Col2ImBackward0", _col2im_forward,
+               grads={"self": lambda g, s: _apply_im2col(
+                   g, s.kernel_size, s.dilation, s.padding, s.stride)})
+
+
+def _conv_forward(x, weight, bias, stride, padding, dilation, groups, transposed, output_padding,
+                  bias_sym_sizes_opt):
+    n, _, h, w = x.shape
+    c_out, _, kh, kw = weight.shape
+    cols = _im2col.unfold(x, (kh, kw), stride, padding, dilation=dilation)   # [N, C*kh*kw, L]
+    oh, ow = _im2col.unfold_output_size((h, w), (kh, kw), stride, padding, dilation)
+    y = np.matmul(weight.reshape(c_out, -1), cols)                           # [N, C_out, L]
+    y = y.reshape(n, c_out, oh, ow)
+    return y + bias.reshape(1, c_out, 1, 1)
+
+
+def _conv_grad_input(g, s):
+    w = s.weight
+    n, c_out = g.shape[0], g.shape[1]
+    dcols = w.reshape(c_out, -1).t().matmul(g.reshape(n, c_out, -1))       # [N, C*kh*kw, L]
+    return _apply_col2im(dcols, s.input.shape[-2:], tuple(w.shape[-2:]), s.dilation,
+                         s.padding, s.stride)
+
+
+def _conv_grad_weight(g, s):
+    w_shape = tuple(s.weight.shape)
+    n, c_out = g.shape[0], g.shape[1]
+    cols = _apply_im2col(s.input, w_shape[-2:], s.dilation, s.padding, s.stride)
+    dw = g.reshape(n, c_out, -1).matmul(cols.transpose(1, 2)).sum(0)        # [C_out, C*kh*kw]
+    return dw.reshape(w_shape)
+
+
+convolution_op = Op("convolution", "ConvolutionBackward0", _conv_forward, ("input", "weight", "bias"),
+                    saves={"input": "weight", "weight": "input"},
+                    grads={"input": _conv_grad_input, "weight": _conv_grad_weight,
+                           "bias": lambda g, s: g.sum((0, 2, 3))})
+
+
+def _max_pool_forward(x, kernel_size, stride, padding, dilation, ceil_mode):
+    n, c, h, w = x.shape
+    kh, kw = kernel_size
+    oh, ow = _im2col.unfold_output_size((h, w), kernel_size, stride, padding, dilation)
+    pad = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    cols = _im2col.unfold(x, kernel_size, stride, padding, dilation=dilation, pad_value=pad)
+    cols = cols.reshape(n, c, kh * kw, oh * ow)
+    arg = cols.argmax(axis=2)                                            # [N, C, L]
+    values = np.take_along_axis(cols, arg[:, :, None, :], axis=2)[:, :, 0, :]
+    return values.reshape(n, c, oh, ow), arg.reshape(n, c, oh, ow).astype(np.int64)
+
+
+def _max_pool_backward(grads, s):
+    # Route each output gradient to the kernel offset that won (a constant one-hot mask
+    # over the im2col layout), then col2im sums the patches back into the image.
+    g = grads[0]
+    x_shape = s.self.shape
+    n, c = x_shape[0], x_shape[1]
+    kh, kw = s.kernel_size
+    arg = s.indices.data.reshape(n, c, 1, -1)
+    onehot = np.arange(kh * kw).reshape(1, 1, -1, 1) == arg                 # [N, C, kk, L]
+    dcols = g.reshape(n, c, 1, -1) * _const(onehot.astype(g.data.dtype))
+    return _apply_col2im(dcols.reshape(n, c * kh * kw, -1), x_shape[-2:], s.kernel_size,
+                         s.dilation, s.padding, s.stride)
+
+
+max_pool2d_op = Op("max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", _max_pool_forward,
+                   multi_output=True, saves={"self": None, "indices": None},
+                   grads={"self": _max_pool_backward})
+
+
+def _mse_forward(x, target, reduction):
+    d = (x - target) ** 2
+    return d.mean() if reduction == "mean" else d.sum() if reduction == "sum" else d
+
+
+def _mse_grad(sign):
+    def formula(g, s):
+        d = s.self - s.target
+        if s.reduction == "mean":
+            return g * d * (sign * 2.0 / float(np.prod(d.shape)))
+        return g * d * (sign * 2.0)
+    return formula
+
+
+mse_loss_op = Op("mse_loss", "MseLossBackward0", _mse_forward, ("self", "target"),
+                 saves={"self": None, "target": None},
+                 grads={"self": _mse_grad(1.0), "target": _mse_grad(-1.0)})
+
+
+def _nll_pick(x_shape, target, weight, ignore_index):
+    """The per-sample weight of the picked log-probability: a [N, C] matrix, one
+    non-zero per row (0 for ignored rows)."""
+    n, c = x_shape[0], x_shape[1]
+    valid = target != ignore_index
+    safe = np.where(valid, target, 0)
+    if np.any((safe < 0) | (safe >= c)):
+        bad = safe[(safe < 0) | (safe >= c)][0]
+        raise IndexError(f"Target {bad} is out of bounds.")
+    w = weight[safe] if weight is not None else np.ones(n)
+    w = np.where(valid, w, 0.0)
+    onehot = np.zeros((n, c))
+    onehot[np.arange(n), safe] = w
+    return onehot
+
+
+def _nll_forward(x, target, weight, reduction, ignore_index):
+    pick = _nll_pick(x.shape, target, weight, ignore_index).astype(x.dtype)
+    losses = -(x * pick).sum(axis=1)
+    if reduction == "none":
+        return losses
+    if reduction == "sum":
+        return losses.sum()
+    total = pick.sum()
+    return losses.sum() / total
+
+
+def _nll_backward(g, s):
+    pick = _const(_nll_pick(s.self.shape, s.target, s.weight, s.ignore_index).astype(g.data.dtype))
+    if s.reduction == "none":
+        return -(g.unsqueeze(1) * pick)
+    if s.reduction == "sum":
+        return -(g * pick)
+    return -(g * pick) / float(pick.data.sum())
+
+
+# NLL only needs the input's shape and the targets; PyTorch saves self, target, weight
+# and total_weight. We keep ``self`` (for its shape) and the rest as attributes.
+nll_loss_op = Op("nll_loss", "NllLossBackward0", _nll_forward,
+                 saves={"self": None}, grads={"self": _nll_backward})
+
+
+def _dropout_forward(x, mask, scale):
+    return x * mask * np.asarray(scale, dtype=x.dtype)
+
+
+dropout_op = Op("native_dropout", "NativeDropoutBackward0", _dropout_forward,
+                grads={"self": lambda g, s: g * _const(s.mask.astype(g.data.dtype)) * s.scale})
+
+
+def _ln_dims(x_ndim, normalized_shape):
+    return tuple(range(x_ndim - len(normalized_shape), x_ndim))
+
+
+def _ln_forward(x, weight, bias, normalized_shape, eps):
+    dims = _ln_dims(x.ndim, normalized_shape)
+    mu = x.mean(axis=dims, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=dims, keepdims=True)
+    y = (x - mu) / np.sqrt(var + eps)
+    return y * weight + bias
+
+
+def _ln_xhat(s):
+    x = s.input
+    dims = _ln_dims(x.dim(), s.normalized_shape)
+    mu = x.mean(dims, keepdim=True)
+    xc = x - mu
+    rstd = ((xc * xc).mean(dims, keepdim=True) + s.eps) ** -0.5
+    return xc * rstd, rstd, dims
+
+
+def _ln_grad_input(g, s):
+    xhat, rstd, dims = _ln_xhat(s)
+    w = s.weight
+    gw = g * w if w is not None else g
+    return rstd * (gw - gw.mean(dims, keepdim=True) - xhat * (gw * xhat).mean(dims, keepdim=True))
+
+
+layer_norm_op = Op("native_layer_norm", "NativeLayerNormBackward0", _ln_forward,
+                   ("input", "weight", "bias"),
+                   saves={"input": None, "weight": None, "bias": None},
+                   grads={"input": _ln_grad_input,
+                          "weight": lambda g, s: g * _ln_xhat(s)[0],
+                          "bias": lambda g, s: g})
+
+
+# --------------------------------------------------------------------------------------
+# The functions
+# --------------------------------------------------------------------------------------
+
+def linear(input, weight, bias=None):
+    """``F.linear``: ``input @ weight.T + bias``. A 2-D input with a bias is one
+    ``addmm`` (node ``AddmmBackward0``, saving ``mat1`` = input, ``mat2`` = weight.T),
+    as in PyTorch."""
+    if input.dim() == 2 and bias is not None:
+        return apply_op(addmm_op, (bias, input, weight.t()), {"beta": 1, "alpha": 1})
+    out = input.matmul(weight.t())
+    return out + bias if bias is not None else out
+
+
+def relu(input, inplace=False):
+    return input.relu_() if inplace else input.relu()
+
+
+def tanh(input):
+    return input.tanh()
+
+
+def sigmoid(input):
+    return input.sigmoid()
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = 0 if input.dim() in (0, 1, 3) else 1
+    return input.softmax(dim)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = 0 if input.dim() in (0, 1, 3) else 1
+    return input.log_softmax(dim)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    return input.flatten(start_dim, end_dim)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """``F.unfold`` (im2col): ``[N, C, H, W] -> [N, C*kh*kw, L]``, node ``Im2ColBackward0``."""
+    return _apply_im2col(input, _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """``F.fold`` (col2im), the adjoint of :func:`unfold`; node ``Col2ImBackward0``."""
+    return _apply_col2im(input, _pair(output_size), _pair(kernel_size), _pair(dilation),
+                         _pair(padding), _pair(stride))
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """``F.conv2d`` as one op (node ``ConvolutionBackward0``): im2col then one matmul.
+    ``groups`` must be 1; ``padding`` an int or pair (or ``"valid"`` / ``"same"``)."""
+    if groups != 1:
+        raise NotImplementedError("minigrad's conv2d supports groups=1 only")
+    unbatched = input.dim() == 3
+    if unbatched:
+        input = input.unsqueeze(0)
+    if input.dim() != 4:
+        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got "
+                           f"input of size: {list(input.shape)}")
+    if input.shape[1] != weight.shape[1]:
+        raise RuntimeError(
+            f"Given groups=1, weight of size {list(weight.shape)}, expected input{list(input.shape)} "
+            f"to have {weight.shape[1]} channels, but got {input.shape[1]} channels instead")
+    kh, kw = weight.shape[-2:]
+    dilation = _pair(dilation)
+    if padding == "valid":
+        padding = 0
+    elif padding == "same":
+        padding = (dilation[0] * (kh - 1) // 2, dilation[1] * (kw - 1) // 2)
+    if bias is None:    # a constant zero bias: the node still has its three edges, (None, 0) last
+        bias = Tensor._wrap(np.zeros(weight.shape[0], dtype=weight.data.dtype))
+    out = apply_op(convolution_op, (input, weight, bias),
+                   {"stride": _pair(stride), "padding": _pair(padding), "dilation": dilation,
+                    "groups": groups, "transposed": False, "output_padding": (0, 0),
+                    "bias_sym_sizes_opt": tuple(bias.shape)})
+    return out.squeeze(0) if unbatched else out
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """``F.max_pool2d`` as one op (node ``MaxPool2DWithIndicesBackward0``). Indices
+    are flat positions in the kernel window (PyTorch returns positions in the
+    image); ``ceil_mode`` is not supported."""
+    if ceil_mode:
+        raise NotImplementedError("minigrad's max_pool2d does not support ceil_mode=True")
+    kernel_size = _pair(kernel_size)
+    stride = kernel_size if stride is None or stride == [] else _pair(stride)
+    unbatched = input.dim() == 3
+    if unbatched:
+        input = input.unsqueeze(0)
+    out, indices = apply_op(max_pool2d_op, (input,),
+                            {"kernel_size": kernel_size, "stride": stride, "padding": _pair(padding),
+                             "dilation": _pair(dilation), "ceil_mode": ceil_mode})
+    if unbatched:
+        out, indices = out.squeeze(0), indices.squeeze(0)
+    return (out, indices) if return_indices else out
+
+
+def _reduction(size_average, reduce, reduction):
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    return ("mean" if size_average else "sum") if reduce else "none"
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """``F.mse_loss``: mean (or sum, or none) of squared differences; ``MseLossBackward0``."""
+    reduction = _reduction(size_average, reduce, reduction)
+    target = _as_tensor(target)
+    if input.shape != target.shape:
+        import warnings
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
+                      f"({input.shape}). This will likely lead to incorrect results due to "
+                      "broadcasting. Please ensure they have the same size.", stacklevel=2)
+        input, target = _broadcast_pair(input, target)
+    return apply_op(mse_loss_op, (input, target), {"reduction": reduction})
+
+
+def _broadcast_pair(a, b):
+    shape = np.broadcast_shapes(tuple(a.shape), tuple(b.shape))
+    return a.expand(*shape), b.expand(*shape)
+
+
+def _target_array(target):
+    t = target.data if isinstance(target, Tensor) else np.asarray(target)
+    if t.dtype.kind not in "iu":
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype if isinstance(target, Tensor) else t.dtype}")
+    return t.astype(np.int64)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """``F.nll_loss`` on log-probabilities ``[N, C]`` (or ``[C]``) and int64 class
+    indices; ``NllLossBackward0``."""
+    reduction = _reduction(size_average, reduce, reduction)
+    t = _target_array(target)
+    w = None if weight is None else (weight.data if isinstance(weight, Tensor) else np.asarray(weight))
+    if input.dim() == 1:          # one unbatched sample
+        out = nll_loss(input.unsqueeze(0), Tensor._wrap(t.reshape(1)), weight, None, ignore_index,
+                       None, reduction)
+        return out.squeeze(0) if reduction == "none" else out
+    if input.dim() != 2:
+        raise NotImplementedError("minigrad's nll_loss takes [N, C] or [C] inputs")
+    if t.shape[0] != input.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({t.shape[0]}).")
+    return apply_op(nll_loss_op, (input,), {"target": t, "weight": w, "reduction": reduction,
+                                            "ignore_index": ignore_index})
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    """``F.cross_entropy``: ``nll_loss(log_softmax(input, 1), target)`` (the log-softmax
+    subtracts the row maximum first, so large logits do not overflow). ``target`` is
+    int64 class indices, or class probabilities of ``input``'s shape."""
+    reduction = _reduction(size_average, reduce, reduction)
+    class_dim = 0 if input.dim() == 1 else 1
+    logp = input.log_softmax(class_dim)
+    if isinstance(target, Tensor) and target.is_floating_point():
+        losses = -(logp * target).sum(class_dim)
+        return losses.mean() if reduction == "mean" else losses.sum() if reduction == "sum" else losses
+    if label_smoothing:
+        raise NotImplementedError("minigrad's cross_entropy does not support label_smoothing")
+    return nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """``F.dropout``: zero each element with probability ``p`` (minigrad's generator,
+    seeded by ``manual_seed``) and scale the rest by ``1/(1-p)``; identity when not
+    training. Node ``NativeDropoutBackward0``."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input * 0.0
+    mask = _creation._rng().random(tuple(input.shape)) >= p
+    out = apply_op(dropout_op, (input,), {"mask": mask, "scale": 1.0 / (1.0 - p)})
+    if inplace:
+        input.data[...] = out.data
+    return out
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """``F.layer_norm`` over the last ``len(normalized_shape)`` dims, one op
+    (``NativeLayerNormBackward0``); without ``weight`` the node's ``_saved_weight`` is
+    None, as in PyTorch."""
+    from ..autograd.graph import SavedTensor
+    normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    dtype = input.data.dtype
+    w = weight if weight is not None else Tensor._wrap(np.ones(normalized_shape, dtype=dtype))
+    b = bias if bias is not None else Tensor._wrap(np.zeros(normalized_shape, dtype=dtype))
+    out = apply_op(layer_norm_op, (input, w, b), {"normalized_shape": normalized_shape, "eps": eps})
+    node = out.grad_fn
+    if node is not None:
+        if weight is None:
+            node._stored["weight"] = SavedTensor(None)
+        if bias is None:
+            node._stored["bias"] = SavedTensor(None)
+    return out

@@ -1,0 +1,15 @@
+"""The layers of ``minigrad.nn`` (``torch/nn/modules/``)."""
+from .module import Module
+from .container import ModuleDict, ModuleList, Sequential
+from .linear import Identity, Linear
+from .conv import Conv2d
+from .pooling import MaxPool2d
+from .activation import LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .flatten import Flatten
+from .dropout import Dropout
+from .normalization import LayerNorm
+from .loss import CrossEntropyLoss, MSELoss, NLLLoss
+
+__all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Identity", "Linear", "Conv2d",
+           "MaxPool2d", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Flatten", "Dropout",
+           "LayerNorm", "MSELoss", "NLLLoss", "CrossEntropyLoss"]

@@ -1,0 +1,54 @@
+"""``Conv2d`` (``torch/nn/modules/conv.py``): one ``ConvolutionBackward0`` op."""
+import math
+
+from .. import functional as F
+from ..parameter import Parameter
+from .linear import _uniform
+from .module import Module
+
+
+def _pair(v):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v, v)
+
+
+class Conv2d(Module):
+    """``nn.Conv2d(in_channels, out_channels, kernel_size, stride=1, padding=0,
+    dilation=1, groups=1, bias=True)`` (``groups=1`` and ``padding_mode="zeros"``
+    only). PyTorch's initialisation bounds, minigrad's generator."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__()
+        if groups != 1 or padding_mode != "zeros":
+            raise NotImplementedError("minigrad's Conv2d supports groups=1, padding_mode='zeros'")
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = _pair(kernel_size)
+        self.stride = _pair(stride)
+        self.padding = padding if isinstance(padding, str) else _pair(padding)
+        self.dilation = _pair(dilation)
+        self.groups = groups
+        self.padding_mode = padding_mode
+        fan_in = in_channels * self.kernel_size[0] * self.kernel_size[1]
+        bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+        self.weight = Parameter(_uniform((out_channels, in_channels, *self.kernel_size), bound))
+        if bias:
+            self.bias = Parameter(_uniform((out_channels,), bound))
+        else:
+            self.register_parameter("bias", None)
+
+    def forward(self, input):
+        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                        self.groups)
+
+    def extra_repr(self):
+        s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"
+        if self.padding != (0,) * len(self.padding):
+            s += ", padding={padding}"
+        if self.dilation != (1,) * len(self.dilation):
+            s += ", dilation={dilation}"
+        if self.groups != 1:
+            s += ", groups={groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        return s.format(**self.__dict__)

@@ -1,0 +1,41 @@
+"""``nn.Parameter``: a leaf Tensor that a Module registers as one of its parameters.
+
+PyTorch counterpart: ``torch/nn/parameter.py``. Assigning a Parameter to a Module
+attribute (``self.w = nn.Parameter(...)``) puts it in ``module._parameters``; that is
+all that makes it special. It shares the data of the tensor it wraps.
+"""
+import numpy as np
+
+from .._tensor import Tensor
+
+
+class Parameter(Tensor):
+    """``torch.nn.Parameter(data=None, requires_grad=True)``."""
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            data = np.empty(0, dtype=np.float32)
+        elif isinstance(data, Tensor):
+            data = data.data
+        else:
+            data = np.asarray(data)
+        p = object.__new__(cls)
+        p._init(data)
+        p.requires_grad = requires_grad
+        return p
+
+    def __init__(self, data=None, requires_grad=True):
+        pass        # everything happened in __new__ (Tensor.__init__ would copy the data)
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __reduce_ex__(self, protocol):
+        return (Parameter, (Tensor._wrap(self.data.copy()), self.requires_grad))
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        p = Parameter(Tensor._wrap(self.data.copy()), self.requires_grad)
+        memo[id(self)] = p
+        return p
