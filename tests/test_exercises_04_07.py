@@ -1,0 +1,147 @@
+"""The exercise checks of lessons 04-07: a right answer gets ✅, typical wrong answers get
+a specific ❌, a stub gets "not implemented yet", and no check ever raises."""
+import numpy as np
+import pytest
+
+import minigrad as torch
+from minigrad.viz import graph_nodes
+
+
+def stub(*args, **kwargs):
+    raise NotImplementedError("your code here")
+
+
+def verdict(check, fn, capsys):
+    result = check(fn)
+    out = capsys.readouterr().out
+    assert out.strip() == repr(result)
+    return result, result.message
+
+
+# --- lesson 04 ---------------------------------------------------------------------------
+from minigrad.exercises import lesson04 as l04
+
+
+def find_failing_pre(loss):
+    running = []
+    for node in graph_nodes(loss):
+        node.register_prehook(lambda go, node=node: running.append(node.name()))
+    try:
+        loss.backward()
+    except RuntimeError:
+        return running[-1]
+    return None
+
+
+def find_failing_post(loss):          # the seed's first attempt: last success, not the culprit
+    done = []
+    for node in graph_nodes(loss):
+        node.register_hook(lambda gi, go, node=node: done.append(node.name()))
+    try:
+        loss.backward()
+    except RuntimeError:
+        return done[-1] if done else "nothing"
+    return None
+
+
+def find_failing_uncaught(loss):
+    for node in graph_nodes(loss):
+        node.register_prehook(lambda go: None)
+    loss.backward()
+    return None
+
+
+def test_l04_find_failing_node(capsys):
+    assert verdict(l04.check_find_failing_node, find_failing_pre, capsys)[0]
+    ok, msg = verdict(l04.check_find_failing_node, find_failing_post, capsys)
+    assert not ok and "last node that *finished*" in msg and "register_prehook" in msg
+    ok, msg = verdict(l04.check_find_failing_node, find_failing_uncaught, capsys)
+    assert not ok and "escaped" in msg
+    ok, msg = verdict(l04.check_find_failing_node, lambda loss: [find_failing_pre(loss)], capsys)
+    assert not ok and "return one node name (a str)" in msg
+    ok, msg = verdict(l04.check_find_failing_node, stub, capsys)
+    assert not ok and "not implemented yet" in msg
+
+
+def scale_right(factor):
+    def hook(gi, go):
+        return tuple(None if g is None else g * factor for g in gi)
+    return hook
+
+
+def scale_ignores_none(factor):
+    def hook(gi, go):
+        return tuple(g * factor for g in gi)
+    return hook
+
+
+def scale_fills_none(factor):
+    def hook(gi, go):
+        return tuple(torch.ones(2) if g is None else g * factor for g in gi)
+    return hook
+
+
+def scale_list(factor):
+    def hook(gi, go):
+        return [None if g is None else g * factor for g in gi]
+    return hook
+
+
+def scale_wrong_values(factor):
+    def hook(gi, go):
+        return tuple(None if g is None else g + factor for g in gi)
+    return hook
+
+
+def test_l04_scale_post_hook(capsys):
+    assert verdict(l04.check_scale_post_hook, scale_right, capsys)[0]
+    ok, msg = verdict(l04.check_scale_post_hook, scale_ignores_none, capsys)
+    assert not ok and "Keep None entries as None" in msg
+    ok, msg = verdict(l04.check_scale_post_hook, scale_fills_none, capsys)
+    assert not ok and "can't replace a None gradient" in msg
+    ok, msg = verdict(l04.check_scale_post_hook, scale_list, capsys)
+    assert not ok and "expected tuple, but hook returned 'list'" in msg
+    ok, msg = verdict(l04.check_scale_post_hook, scale_wrong_values, capsys)
+    assert not ok and "a.grad has the right shape but wrong values at index 0" in msg
+    ok, msg = verdict(l04.check_scale_post_hook, stub, capsys)
+    assert not ok and "not implemented yet" in msg
+
+
+def replay_right(node, grad_outputs, input_shapes):
+    with torch.no_grad():
+        out = node(*grad_outputs)
+    if not isinstance(out, tuple):
+        out = (out,)
+    return tuple(g.sum_to_size(s) for g, s in zip(out, input_shapes))
+
+
+def replay_unreduced(node, grad_outputs, input_shapes):
+    with torch.no_grad():
+        out = node(*grad_outputs)
+    return out if isinstance(out, tuple) else (out,)
+
+
+def replay_bare(node, grad_outputs, input_shapes):
+    with torch.no_grad():
+        out = node(*grad_outputs)
+    if isinstance(out, tuple):
+        return tuple(g.sum_to_size(s) for g, s in zip(out, input_shapes))
+    return out.sum_to_size(input_shapes[0])
+
+
+def replay_grad_mode(node, grad_outputs, input_shapes):
+    out = node(*grad_outputs)
+    out = out if isinstance(out, tuple) else (out,)
+    return tuple(g.sum_to_size(s) for g, s in zip(out, input_shapes))
+
+
+def test_l04_replay(capsys):
+    assert verdict(l04.check_replay, replay_right, capsys)[0]
+    ok, msg = verdict(l04.check_replay, replay_unreduced, capsys)
+    assert not ok and "gradient 1 has shape [2, 3], expected [3]" in msg and "sum_to_size" in msg
+    ok, msg = verdict(l04.check_replay, replay_bare, capsys)
+    assert not ok and "ONE input" in msg and "wrap it in a tuple" in msg
+    ok, msg = verdict(l04.check_replay, replay_grad_mode, capsys)
+    assert not ok and "torch.no_grad()" in msg
+    ok, msg = verdict(l04.check_replay, stub, capsys)
+    assert not ok and "not implemented yet" in msg
