@@ -1,0 +1,104 @@
+"""``optim.Adam`` and ``optim.AdamW`` (``torch/optim/adam.py``, single-tensor path)."""
+import math
+
+import numpy as np
+
+from .._tensor import Tensor
+from .optimizer import Optimizer, _f
+
+
+class Adam(Optimizer):
+    """``Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+    amsgrad=False, maximize=False)``, PyTorch's formulas, step ``t`` from 1::
+
+        g = grad (+ weight_decay * param)
+        m = m + (1 - beta1) * (g - m)            exp_avg.lerp_(g, 1 - beta1)
+        v = beta2 * v + (1 - beta2) * g * g
+        denom = sqrt(v) / sqrt(1 - beta2**t) + eps
+        param -= lr / (1 - beta1**t) * m / denom
+    """
+
+    _decoupled = False
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None):
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if eps < 0.0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+                                      amsgrad=amsgrad, maximize=maximize))
+
+    def step(self, closure=None):
+        loss = self._closure_loss(closure)
+        for group in self.param_groups:
+            lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+            wd, amsgrad, maximize = group["weight_decay"], group["amsgrad"], group["maximize"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                x = p.data
+                g = -p.grad.data if maximize else p.grad.data
+                state = self.state[p]
+                if not state:
+                    state["step"] = 0
+                    state["exp_avg"] = np.zeros_like(x)
+                    state["exp_avg_sq"] = np.zeros_like(x)
+                    if amsgrad:
+                        state["max_exp_avg_sq"] = np.zeros_like(x)
+                state["step"] += 1
+                t = state["step"]
+                if wd != 0:
+                    if self._decoupled:
+                        x = x * _f(1 - lr * wd, x)
+                    else:
+                        g = g + _f(wd, x) * x
+                m, v = state["exp_avg"], state["exp_avg_sq"]
+                m = m + _f(1 - beta1, x) * (g - m)                  # lerp with weight < 0.5
+                v = v * _f(beta2, x) + _f(1 - beta2, x) * (g * g)
+                state["exp_avg"], state["exp_avg_sq"] = m, v
+                bias_correction1 = 1 - beta1 ** t
+                bias_correction2 = 1 - beta2 ** t
+                step_size = lr / bias_correction1
+                bias_correction2_sqrt = math.sqrt(bias_correction2)
+                if amsgrad:
+                    state["max_exp_avg_sq"] = np.maximum(state["max_exp_avg_sq"], v)
+                    v = state["max_exp_avg_sq"]
+                denom = np.sqrt(v) / _f(bias_correction2_sqrt, x) + _f(eps, x)
+                self._write(p, x + _f(-step_size, x) * (m / denom))
+        return loss
+
+    def state_dict(self):
+        sd = super().state_dict()
+        for s in sd["state"].values():
+            for k, v in s.items():
+                if isinstance(v, np.ndarray):
+                    s[k] = Tensor._wrap(v.copy())
+                elif k == "step":
+                    s[k] = Tensor._wrap(np.asarray(float(v), dtype=np.float32))
+        return sd
+
+    def load_state_dict(self, state_dict):
+        super().load_state_dict(state_dict)
+        for s in self.state.values():
+            for k, v in list(s.items()):
+                if isinstance(v, Tensor):
+                    s[k] = int(v.item()) if k == "step" else np.array(v.data, copy=True)
+
+
+class AdamW(Adam):
+    """``AdamW``: Adam with decoupled weight decay (``param *= 1 - lr * weight_decay``
+    before the Adam update); default ``weight_decay=1e-2``."""
+
+    _decoupled = True
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
+                 amsgrad=False, **kwargs):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, **kwargs)

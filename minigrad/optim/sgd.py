@@ -1,0 +1,69 @@
+"""``optim.SGD`` (``torch/optim/sgd.py``, the single-tensor implementation)."""
+import numpy as np
+
+from .optimizer import Optimizer, _f, required
+
+
+class SGD(Optimizer):
+    """``SGD(params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
+    maximize=False)``, PyTorch's formulas::
+
+        g = grad (+ weight_decay * param)
+        buf = g                                  first step
+        buf = momentum * buf + (1 - dampening) * g   later steps
+        g = g + momentum * buf if nesterov else buf
+        param -= lr * g
+    """
+
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
+                 *, maximize=False, foreach=None, differentiable=False, fused=None):
+        if lr is not required and lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
+                                      weight_decay=weight_decay, nesterov=nesterov,
+                                      maximize=maximize))
+
+    def step(self, closure=None):
+        loss = self._closure_loss(closure)
+        for group in self.param_groups:
+            lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+            wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                x = p.data
+                g = -p.grad.data if maximize else p.grad.data
+                if wd != 0:
+                    g = g + _f(wd, x) * x
+                if momentum != 0:
+                    state = self.state[p]
+                    buf = state.get("momentum_buffer")
+                    if buf is None:
+                        buf = np.array(g, dtype=x.dtype, copy=True)
+                    else:
+                        buf = buf * _f(momentum, x) + _f(1 - dampening, x) * g
+                    state["momentum_buffer"] = buf
+                    g = g + _f(momentum, x) * buf if nesterov else buf
+                self._write(p, x + _f(-lr, x) * g)
+        return loss
+
+    def state_dict(self):
+        sd = super().state_dict()
+        from .._tensor import Tensor
+        for s in sd["state"].values():
+            if isinstance(s.get("momentum_buffer"), np.ndarray):
+                s["momentum_buffer"] = Tensor._wrap(s["momentum_buffer"].copy())
+        return sd
+
+    def load_state_dict(self, state_dict):
+        super().load_state_dict(state_dict)
+        for s in self.state.values():
+            buf = s.get("momentum_buffer")
+            if buf is not None and not isinstance(buf, np.ndarray):
+                s["momentum_buffer"] = np.array(buf.data, copy=True)
