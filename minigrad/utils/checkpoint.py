@@ -1,0 +1,162 @@
+"""Activation checkpointing built on saved-tensor hooks.
+
+PyTorch counterpart: ``torch/utils/checkpoint.py`` (the non-reentrant variant,
+``use_reentrant=False``). The idea fits in two hooks:
+
+* **pack** (forward): every tensor an op inside ``fn`` saves for backward is replaced
+  by its *position* in the sequence of saved tensors, a plain int. The activations
+  themselves are not kept, so they are freed as soon as the forward moves on.
+* **unpack** (backward): the first time a saved value is needed in a backward pass,
+  ``fn`` is run again on (detached copies of) the same inputs, with a pack hook that
+  *records* each saved tensor; the recomputed value at that position is returned.
+  Later unpacks in the same pass reuse that recomputation.
+
+The graph built by the first forward is the one backward runs, so gradients are
+identical; the price is one extra forward of ``fn`` per backward pass. The random
+generator's state is saved and restored around the recomputation (``Dropout`` draws
+the same mask twice), as PyTorch's ``preserve_rng_state=True`` does.
+"""
+import contextlib
+
+from .. import _creation, grad_mode
+from .._tensor import Tensor
+from ..autograd import engine
+from ..autograd.graph import saved_tensors_hooks
+
+__all__ = ["checkpoint", "checkpoint_sequential"]
+
+
+class _Handle:
+    """What pack keeps for one saved tensor: its position, and the frame to recompute
+    it from. When the engine frees the saved value, the handle dies and tells the frame."""
+
+    __slots__ = ("frame", "index")
+
+    def __init__(self, frame, index):
+        self.frame = frame
+        self.index = index
+
+    def __del__(self):
+        self.frame.release()
+
+
+class _Frame:
+    """What one checkpointed call shares between its pack and unpack hooks."""
+
+    def __init__(self, fn, args, kwargs, rng_state):
+        self.fn = fn
+        self.args = args
+        self.kwargs = kwargs
+        self.rng_state = rng_state
+        self.count = 0                  # saved tensors packed during the forward
+        self.recomputed = {}            # graph task id -> [saved tensors, in pack order]
+        self.recompute_count = 0        # how many times fn was run again (for lessons/tests)
+        self.live = 0                   # packed values not yet freed
+
+    def pack(self, tensor):
+        handle = _Handle(self, self.count)
+        self.count += 1
+        self.live += 1
+        return handle
+
+    def release(self):
+        # The last packed value is gone (the engine freed the graph's saved values):
+        # nothing can be recomputed any more, so let go of the inputs.
+        self.live -= 1
+        if self.live == 0:
+            self.args = self.kwargs = None
+            self.recomputed = {}
+
+    def unpack(self, handle):
+        index = handle.index
+        # Each recomputed value is handed out once and then forgotten, so it is freed
+        # as soon as its node is done (the engine unpacks a value once per node call).
+        # Asked again in the same pass (say, a direct ``grad_fn._saved_self``), we
+        # recompute again rather than keep every value alive to the end of backward.
+        task = engine.current_graph_task_id()
+        values = self.recomputed.get(task)
+        if values is None or index not in values:
+            values = self._recompute()
+            self.recomputed = {task: values}     # one pass's values at a time
+        if index not in values:
+            raise RuntimeError(
+                "torch.utils.checkpoint: the recomputed forward saved fewer tensors "
+                f"({len(values)}) than the original one ({self.count}); fn must compute the "
+                "same thing when it is run again.")
+        return values.pop(index)
+
+    def _recompute(self):
+        saved = []
+        inputs = tuple(_detached(a) for a in self.args)
+        with _rng_restored(self.rng_state), grad_mode.enable_grad(), \
+                saved_tensors_hooks(lambda t: saved.append(_detached_data(t)) or len(saved) - 1,
+                                    lambda i: saved[i]):
+            self.fn(*inputs, **self.kwargs)
+        self.recompute_count += 1
+        return dict(enumerate(saved))
+
+
+def _detached(a):
+    """A new leaf sharing ``a``'s data, requiring grad as ``a`` does: the recomputed
+    graph hangs off it instead of off the original graph."""
+    if not isinstance(a, Tensor):
+        return a
+    d = Tensor._wrap(a.data, a._version_counter)
+    if a.requires_grad:
+        d.requires_grad = True
+    return d
+
+
+def _detached_data(t):
+    # Only the data is needed (the saving node re-attaches grad_fn and requires_grad
+    # on unpack); keeping the recomputed tensor itself would keep its throw-away graph.
+    return Tensor._wrap(t.data, t._version_counter)
+
+
+@contextlib.contextmanager
+def _rng_restored(state):
+    if state is None:
+        yield
+        return
+    generator = _creation._generator[0]
+    current = generator.bit_generator.state
+    generator.bit_generator.state = state
+    try:
+        yield
+    finally:
+        generator.bit_generator.state = current
+
+
+def checkpoint(function, *args, use_reentrant=None, preserve_rng_state=True, **kwargs):
+    """``torch.utils.checkpoint.checkpoint(function, *args, use_reentrant=False)``.
+
+    Runs ``function(*args, **kwargs)`` now, keeping none of its intermediate
+    activations; they are recomputed during backward. Only the non-reentrant variant
+    exists in minigrad (``use_reentrant`` must be False or omitted)."""
+    if use_reentrant:
+        raise NotImplementedError("minigrad implements only the non-reentrant checkpoint "
+                                  "(use_reentrant=False), built on saved-tensor hooks")
+    rng_state = _creation._generator[0].bit_generator.state if preserve_rng_state else None
+    frame = _Frame(function, args, kwargs, rng_state)
+    with saved_tensors_hooks(frame.pack, frame.unpack):
+        out = function(*args, **kwargs)
+    return out
+
+
+def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
+    """``checkpoint_sequential``: split a Sequential (or list of modules) into
+    ``segments`` chunks and checkpoint each chunk but the last."""
+    functions = list(functions.children()) if hasattr(functions, "children") else list(functions)
+    size = -(-len(functions) // segments)
+
+    def run(chunk):
+        def forward(x):
+            for f in chunk:
+                x = f(x)
+            return x
+        return forward
+
+    chunks = [functions[i:i + size] for i in range(0, len(functions), size)]
+    for chunk in chunks[:-1]:
+        input = checkpoint(run(chunk), input, use_reentrant=use_reentrant, **kwargs)
+    return run(chunks[-1])(input)
