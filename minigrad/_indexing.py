@@ -1,10 +1,10 @@
 """``tensor[key]`` and ``tensor[key] = value``.
 
-PyTorch builds a chain of ``SelectBackward0`` / ``SliceBackward0`` nodes for a mixed
-key and an ``IndexBackward0`` for advanced (array) indexing. minigrad records one node
-per ``[]``: ``IndexBackward0`` when the key holds an index array or mask, else
-``SelectBackward0`` when it holds an int, else ``SliceBackward0``. The backward scatters
-the gradient into zeros with ``np.add.at``, so repeated indices accumulate.
+As in PyTorch, basic indexing (ints and slices) is applied one dimension at a time,
+giving a chain of ``SelectBackward0`` / ``SliceBackward0`` nodes (``x[:, 1]`` is one
+select, ``x[0, 1]`` two); a key holding an index array, a mask, ``None`` or ``...`` is
+one ``IndexBackward0``. The backward scatters the gradient into zeros with
+``np.add.at``, so repeated indices accumulate.
 """
 import numpy as np
 
@@ -26,17 +26,38 @@ def _normalize(key):
 
 def _op_for(key):
     parts = key if isinstance(key, tuple) else (key,)
-    if any(isinstance(p, np.ndarray) for p in parts):
+    if any(isinstance(p, np.ndarray) or p is None or p is Ellipsis for p in parts):
         return ops.index
     if any(isinstance(p, (int, np.integer)) for p in parts):
         return ops.select
     return ops.slice
 
 
+def _basic_steps(key):
+    """Split a tuple of ints and slices into one-dimension keys, or None."""
+    if not isinstance(key, tuple) or not all(
+            isinstance(k, (int, np.integer, slice)) for k in key):
+        return None
+    steps, dim = [], 0
+    for k in key:
+        if isinstance(k, slice) and k == slice(None):
+            dim += 1
+            continue
+        steps.append((slice(None),) * dim + (k,))
+        if isinstance(k, slice):
+            dim += 1
+    return steps
+
+
 def getitem(t, key):
     key = _normalize(key)
     try:
-        return apply_op(_op_for(key), (t,), {"index": key, "self_sym_sizes": t.data.shape})
+        steps = _basic_steps(key)
+        if steps is None or len(steps) < 2:
+            return apply_op(_op_for(key), (t,), {"index": key, "self_sym_sizes": t.data.shape})
+        for step in steps:
+            t = apply_op(_op_for(step), (t,), {"index": step, "self_sym_sizes": t.data.shape})
+        return t
     except IndexError as exc:       # numpy says "axis", PyTorch "dimension"
         raise IndexError(str(exc).replace(" for axis ", " for dimension ")) from None
 

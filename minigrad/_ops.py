@@ -217,6 +217,10 @@ squeeze = Op("squeeze", "SqueezeBackward0", lambda x, self_sym_sizes: np.squeeze
 squeeze_dim = Op("squeeze", "SqueezeBackward1",
                  lambda x, dim, self_sym_sizes: np.squeeze(x, dim) if x.ndim and x.shape[dim] == 1 else x,
                  view=True, grads={"self": lambda g, s: g.reshape(s.self_sym_sizes)})
+squeeze_dims = Op("squeeze", "SqueezeBackward2", lambda x, dim, self_sym_sizes: np.squeeze(x, dim),
+                  view=True, grads={"self": lambda g, s: g.reshape(s.self_sym_sizes)})
+squeeze_dims_ = Op("squeeze_", "SqueezeBackward4", lambda x, dim, self_sym_sizes: np.squeeze(x, dim),
+                   view=True, grads={"self": lambda g, s: g.reshape(s.self_sym_sizes)})
 expand = Op("expand", "ExpandBackward0", lambda x, size, self_sym_sizes: np.broadcast_to(x, size),
             view=True, grads={"self": lambda g, s: g.sum_to_size(s.self_sym_sizes)})
 unbind = Op("unbind", "UnbindBackward0", lambda x, dim: tuple(np.moveaxis(x, dim, 0)),

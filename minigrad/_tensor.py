@@ -569,8 +569,15 @@ class Tensor:
     def squeeze(self, dim=None):
         if dim is None:
             return apply_op(ops.squeeze, (self,), {"self_sym_sizes": self.data.shape})
+        if isinstance(dim, (tuple, list)):
+            return self._squeeze_dims(dim, ops.squeeze_dims)
         return apply_op(ops.squeeze_dim, (self,), {"dim": dim % max(self.data.ndim, 1),
                                                    "self_sym_sizes": self.data.shape})
+
+    def _squeeze_dims(self, dims, op):
+        nd = max(self.data.ndim, 1)
+        dims = tuple(sorted(d % nd for d in dims if self.data.ndim and self.data.shape[d % nd] == 1))
+        return apply_op(op, (self,), {"dim": dims, "self_sym_sizes": self.data.shape})
 
     def expand(self, *sizes):
         sizes = _shape_arg(sizes)
@@ -611,16 +618,27 @@ class Tensor:
         setitem(self, key, value)
 
     def matmul(self, other):
+        """``torch.matmul``, decomposed as PyTorch does, so the nodes have its names:
+        ``mm``, ``dot``, ``mv``; a vector on the left is unsqueezed and squeezed back; a
+        batch on the left of a matrix is folded into one ``mm``."""
         other = _as_tensor(other)
         a, b = self.data.ndim, other.data.ndim
         if a == 2 and b == 2:
+            if self.data.shape[1] != other.data.shape[0]:
+                raise RuntimeError("mat1 and mat2 shapes cannot be multiplied "
+                                   f"({self.data.shape[0]}x{self.data.shape[1]} and "
+                                   f"{other.data.shape[0]}x{other.data.shape[1]})")
             return apply_op(ops.mm, (self, other))
         if a == 1 and b == 1:
             return apply_op(ops.dot, (self, other))
         if a == 2 and b == 1:
             return apply_op(ops.mv, (self, other))
         if a == 1 and b == 2:
-            return self.unsqueeze(0).matmul(other).squeeze(0)
+            return self.unsqueeze(0).matmul(other)._squeeze_dims((0,), ops.squeeze_dims_)
+        if a > 2 and b == 2:
+            out_shape = self.data.shape[:-1] + other.data.shape[-1:]
+            folded = self.reshape(-1, self.data.shape[-1]).matmul(other)
+            return apply_op(ops.unsafe_view, (folded,), {"size": out_shape, "self_sym_sizes": folded.data.shape})
         return apply_op(ops.bmm, (self, other))
 
     mm = matmul
