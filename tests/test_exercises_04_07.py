@@ -145,3 +145,101 @@ def test_l04_replay(capsys):
     assert not ok and "torch.no_grad()" in msg
     ok, msg = verdict(l04.check_replay, stub, capsys)
     assert not ok and "not implemented yet" in msg
+
+
+# --- lesson 05 ---------------------------------------------------------------------------
+from minigrad.autograd.graph import register_multi_grad_hook
+from minigrad.exercises import lesson05 as l05
+
+
+def _norm(grads):
+    return sum(float((g.numpy() ** 2).sum()) for g in grads if g is not None) ** 0.5
+
+
+def norm_right(params, norms):
+    return register_multi_grad_hook(params, lambda grads: norms.append(_norm(grads)))
+
+
+def norm_per_tensor(params, norms):
+    return [p.register_hook(lambda g: norms.append(_norm([g]))) for p in params][0]
+
+
+def norm_reads_dot_grad(params, norms):
+    return register_multi_grad_hook(params, lambda grads: norms.append(_norm([p.grad for p in params])))
+
+
+def norm_keeps_none(params, norms):
+    return register_multi_grad_hook(
+        params, lambda grads: norms.append(sum(float((g.numpy() ** 2).sum()) for g in grads) ** 0.5))
+
+
+def norm_no_handle(params, norms):
+    register_multi_grad_hook(params, lambda grads: norms.append(_norm(grads)))
+
+
+def test_l05_grad_norm_when_ready(capsys):
+    assert verdict(l05.check_grad_norm_when_ready, norm_right, capsys)[0]
+    ok, msg = verdict(l05.check_grad_norm_when_ready, norm_per_tensor, capsys)
+    assert not ok and "appended 2 value(s)" in msg and "once per pass" in msg
+    ok, msg = verdict(l05.check_grad_norm_when_ready, norm_reads_dot_grad, capsys)
+    assert not ok and "p.grad" in msg
+    ok, msg = verdict(l05.check_grad_norm_when_ready, norm_keeps_none, capsys)
+    assert not ok and "skip None entries" in msg
+    ok, msg = verdict(l05.check_grad_norm_when_ready, norm_no_handle, capsys)
+    assert not ok and "return the handle" in msg
+    ok, msg = verdict(l05.check_grad_norm_when_ready, stub, capsys)
+    assert not ok and "not implemented yet" in msg
+
+
+def all_right(tensors, fn):
+    state = {"n": 0, "grads": [None] * len(tensors)}
+
+    def make(i):
+        def hook(g):
+            state["grads"][i] = g
+            state["n"] += 1
+            if state["n"] == len(tensors):
+                grads, state["grads"], state["n"] = state["grads"], [None] * len(tensors), 0
+                fn(grads)
+        return hook
+    return [t.register_hook(make(i)) for i, t in enumerate(tensors)]
+
+
+def all_every_hook(tensors, fn):
+    return [t.register_hook(lambda g: fn([g])) for t in tensors]
+
+
+def all_no_reset(tensors, fn):
+    state = {"n": 0, "grads": [None] * len(tensors)}
+
+    def make(i):
+        def hook(g):
+            state["grads"][i] = g
+            state["n"] += 1
+            if state["n"] == len(tensors):
+                fn(list(state["grads"]))
+        return hook
+    return [t.register_hook(make(i)) for i, t in enumerate(tensors)]
+
+
+def all_arrival_order(tensors, fn):
+    state = {"grads": []}
+
+    def hook(g):
+        state["grads"].append(g)
+        if len(state["grads"]) == len(tensors):
+            grads, state["grads"] = state["grads"], []
+            fn(grads)
+    return [t.register_hook(hook) for t in tensors]
+
+
+def test_l05_my_all_hook(capsys):
+    assert verdict(l05.check_my_all_hook, all_right, capsys)[0]
+    ok, msg = verdict(l05.check_my_all_hook, all_every_hook, capsys)
+    assert not ok and "fn was called 3 time(s), expected once" in msg
+    ok, msg = verdict(l05.check_my_all_hook, all_no_reset, capsys)
+    assert not ok and "backward pass 2: fn was called 0 time(s)" in msg
+    ok, msg = verdict(l05.check_my_all_hook, all_arrival_order, capsys)
+    assert not ok and "in the order they arrived" in msg
+    ok, msg = verdict(l05.check_my_all_hook, stub, capsys)
+    assert not ok and "not implemented yet" in msg

@@ -1,0 +1,124 @@
+"""Checks for lesson 05 (multi-tensor hooks).
+
+The expected values come from minigrad itself: ``autograd.grad`` of the same loss gives
+each gradient, independently of any hook the learner registered.
+"""
+import numpy as np
+
+from .. import autograd
+from .._creation import tensor
+from . import Result, compare_sequences, run_check
+
+__all__ = ["check_grad_norm_when_ready", "check_my_all_hook"]
+
+
+def _layer():
+    weight = tensor([[0.5, -1.0], [2.0, 0.25], [-0.5, 1.5]], requires_grad=True)
+    bias = tensor([0.1, -0.2], requires_grad=True)
+    return weight, bias
+
+
+def _passes(weight, bias):
+    """Three losses: two use the whole layer, the third only the weight."""
+    x1 = tensor([[1.0, 2.0, -1.0], [0.5, 0.0, 1.0]])
+    x2 = tensor([[-1.0, 1.0, 3.0]])
+    return [lambda: ((x1 @ weight + bias).tanh() * 2).sum(),
+            lambda: ((x2 @ weight + bias) ** 2).sum(),
+            lambda: (x1 @ weight).sum()]
+
+
+def _expected_norm(make_loss, weight, bias):
+    gw, gb = autograd.grad(make_loss(), (weight, bias), allow_unused=True)
+    total = sum(float((g.data.astype(np.float64) ** 2).sum()) for g in (gw, gb) if g is not None)
+    return total ** 0.5
+
+
+def check_grad_norm_when_ready(grad_norm_when_ready):
+    """``grad_norm_when_ready(params, norms)`` registers ONE multi-grad hook on ``params``
+    that, once per backward pass, appends the L2 norm of all their gradients (skipping
+    None) to ``norms``, and returns the handle."""
+    def body():
+        weight, bias = _layer()
+        passes = _passes(weight, bias)
+        # computed before the learner's hook exists (autograd.grad would fire it)
+        expected = [_expected_norm(make, weight, bias) for make in passes]
+        norms = []
+        handle = grad_norm_when_ready([weight, bias], norms)
+        if handle is None or not hasattr(handle, "remove"):
+            return Result(False, "return the handle that register_multi_grad_hook gave you, so "
+                                 "the caller can remove the hook.")
+        for i, make in enumerate(passes):
+            before = len(norms)
+            try:
+                make().backward()
+            except (TypeError, AttributeError) as exc:
+                if "NoneType" not in str(exc):
+                    raise
+                if i == 0:
+                    return Result(False, "your hook hit a None in the first pass: did you read "
+                                         "p.grad? Inside an 'all' hook the gradients are not yet "
+                                         "accumulated into .grad; use the grads argument. "
+                                         f"({type(exc).__name__}: {exc})")
+                return Result(False, "in the pass where only the weight is used, the bias's "
+                                     "entry in grads is None: skip None entries. "
+                                     f"({type(exc).__name__}: {exc})")
+            added = len(norms) - before
+            if added != 1:
+                return Result(False, f"backward pass {i + 1} appended {added} value(s) to norms, "
+                                     "expected exactly 1: one multi-grad hook fires once per "
+                                     "pass (a hook per tensor fires once per tensor).")
+            got = float(np.asarray(norms[-1]))
+            if not np.isclose(got, expected[i], rtol=1e-4, atol=1e-6):
+                hint = (" If you read p.grad: inside an 'all' hook .grad is not fully accumulated "
+                        "yet (and it sums over passes); use the grads argument.")
+                return Result(False, f"backward pass {i + 1}: you appended {got:.6g}, expected "
+                                     f"{expected[i]:.6g}.{hint}")
+        handle.remove()
+        _passes(weight, bias)[0]().backward()
+        if len(norms) != len(passes):
+            return Result(False, "after handle.remove() the hook still fired: return the handle "
+                                 "of the multi-grad hook itself.")
+        return Result(True, "one value per backward pass, the right norm, and the handle "
+                            "removes the hook.")
+    return run_check("grad_norm_when_ready", body)
+
+
+def check_my_all_hook(my_all_hook):
+    """``my_all_hook(tensors, fn)`` rebuilds mode="all" from plain ``register_hook``:
+    assuming every tensor gets a gradient in each pass, ``fn(grads)`` is called once per
+    pass, with the gradients in the order of ``tensors``."""
+    def body():
+        def tensors():
+            a = tensor([1.0, 2.0], requires_grad=True)
+            b = tensor([3.0, 4.0], requires_grad=True)
+            return a, a * 1, b * 1
+        # every pass reaches a, p and q; q's node runs before p's, and both before a's
+        losses = [lambda a, p, q: (p * q).sum() + a.sum(),
+                  lambda a, p, q: (a * 3 + q * 5 + p).sum(),
+                  lambda a, p, q: (p * 2 * q).sum() + (a * a).sum()]
+        expected = []
+        for make in losses:            # on fresh tensors, without the learner's hooks
+            a, p, q = tensors()
+            expected.append([g.tolist() for g in autograd.grad(make(a, p, q), (a, p, q))])
+        a, p, q = tensors()
+        calls = []
+        my_all_hook([a, p, q], lambda grads: calls.append(
+            [None if g is None else g.tolist() for g in grads]))
+        for i, make in enumerate(losses):
+            want = expected[i]
+            before = len(calls)
+            make(a, p, q).backward(retain_graph=True)
+            fired = len(calls) - before
+            if fired != 1:
+                return Result(False, f"backward pass {i + 1}: fn was called {fired} time(s), "
+                                     "expected once (count the tensor hooks that fired, call fn "
+                                     "when all have, then reset the count for the next pass).")
+            if calls[-1] != want:
+                if sorted(map(str, calls[-1])) == sorted(map(str, want)):
+                    return Result(False, f"backward pass {i + 1}: fn got the right gradients "
+                                         "in the order they arrived; put each at its tensor's "
+                                         f"index instead (got {calls[-1]}, expected {want}).")
+                return compare_sequences(f"backward pass {i + 1}: the grads given to fn",
+                                         calls[-1], want)
+        return Result(True, "fn fires once per pass with the gradients in the tensors' order.")
+    return run_check("my_all_hook", body)
