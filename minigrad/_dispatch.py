@@ -136,7 +136,9 @@ def apply_op(op, tensors, attrs=None):
         outputs = (Tensor._wrap(_result_dtype_fix(np.asarray(raw), tensors)),)
 
     if op.view:
-        outputs[0]._version_counter = tensors[0]._version_counter
+        base = tensors[0]
+        outputs[0]._version_counter = base._version_counter
+        outputs[0]._base = base._base if base._base is not None else base
     if op.grads and grad_mode.is_grad_enabled() and any(t.requires_grad for t in tensors):
         _record(op, tensors, attrs, outputs)
 

@@ -316,6 +316,11 @@ class Tensor:
         recording = grad_mode.is_grad_enabled() and (
             self.requires_grad or any(o.requires_grad for o in others))
         source = self
+        if recording and self._base is not None:
+            raise RuntimeError(
+                "minigrad does not record in-place operations on a view of a tensor in a graph "
+                "(PyTorch rewrites the base's graph with a CopySlices node). Write it out of "
+                "place instead, e.g. `y = y * 2` rather than `y.mul_(2)`, or clone the view first.")
         if recording:
             source = Tensor._wrap(self.data.copy())
             object.__setattr__(source, "requires_grad", self.requires_grad)
