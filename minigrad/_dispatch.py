@@ -121,10 +121,7 @@ def apply_op(op, tensors, attrs=None):
     from ._tensor import Tensor
     attrs = attrs or {}
     if graph._op_forward_pre_hooks:
-        for hook in list(graph._op_forward_pre_hooks.values()):
-            replaced = hook(op.name, tensors)
-            if replaced is not None:
-                tensors = tuple(replaced)
+        tensors = graph.run_op_forward_pre_hooks(op.name, tensors)
     arrays = [t._wrapped if t._wrapped is not None else t.data for t in tensors]
     with np.errstate(all="ignore"):      # PyTorch gives nan/inf silently, no warning
         raw = op.forward(*arrays, **attrs)
@@ -144,10 +141,7 @@ def apply_op(op, tensors, attrs=None):
 
     result = outputs if op.multi_output else outputs[0]
     if graph._op_forward_hooks:
-        for hook in list(graph._op_forward_hooks.values()):
-            replaced = hook(op.name, tensors, result)
-            if replaced is not None:
-                result = replaced
+        result = graph.run_op_forward_hooks(op.name, tensors, result)
     return result
 
 

@@ -107,10 +107,7 @@ class Function(metaclass=_FunctionMeta):
             replaced = hook(cls, args)
             if replaced is not None:
                 args = tuple(replaced)
-        for hook in list(graph._op_forward_pre_hooks.values()):
-            replaced = hook(cls.__name__, args)
-            if replaced is not None:
-                args = tuple(replaced)
+        args = graph.run_op_forward_pre_hooks(cls.__name__, args)
 
         ctx = cls._backward_cls()
         ctx._to_save = ()
@@ -158,11 +155,7 @@ class Function(metaclass=_FunctionMeta):
             replaced = hook(cls, args, result)
             if replaced is not None:
                 result = replaced
-        for hook in list(graph._op_forward_hooks.values()):
-            replaced = hook(cls.__name__, args, result)
-            if replaced is not None:
-                result = replaced
-        return result
+        return graph.run_op_forward_hooks(cls.__name__, args, result)
 
 
 class once_differentiable:

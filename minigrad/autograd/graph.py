@@ -241,7 +241,14 @@ def accumulate_into_grad(variable, grad):
     if hooks is not None:
         bad = False
         for hook in list(hooks.values()):
-            bad |= hook(variable) is not None
+            # As PyTorch's _call_hooks: returning the tensor itself (``p.sub_(...)``
+            # returns p) counts as "unchanged"; a non-tensor fails at once.
+            result = hook(variable)
+            if result is None or result is variable:
+                continue
+            if not isinstance(result, Tensor):
+                raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+            bad = True
         if bad:
             raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
@@ -606,3 +613,42 @@ def register_op_forward_hook(hook):
     handle = RemovableHandle(_op_forward_hooks)
     _op_forward_hooks[handle.id] = hook
     return handle
+
+
+_op_hook_state = threading.local()
+
+
+class _running_op_hook:
+    """Ops run *inside* an op hook (``out * 2`` in a hook) do not fire op hooks again,
+    or a hook touching tensors would recurse forever."""
+
+    def __enter__(self):
+        _op_hook_state.active = True
+
+    def __exit__(self, *exc):
+        _op_hook_state.active = False
+
+
+def run_op_forward_pre_hooks(op_name, args):
+    """Called by every op application: the registered pre-hooks, in order, each seeing
+    the args the previous one returned."""
+    if not _op_forward_pre_hooks or getattr(_op_hook_state, "active", False):
+        return args
+    with _running_op_hook():
+        for hook in list(_op_forward_pre_hooks.values()):
+            replaced = hook(op_name, args)
+            if replaced is not None:
+                args = tuple(replaced)
+    return args
+
+
+def run_op_forward_hooks(op_name, args, output):
+    """Called by every op application after it ran: the registered forward hooks."""
+    if not _op_forward_hooks or getattr(_op_hook_state, "active", False):
+        return output
+    with _running_op_hook():
+        for hook in list(_op_forward_hooks.values()):
+            replaced = hook(op_name, args, output)
+            if replaced is not None:
+                output = replaced
+    return output
