@@ -76,7 +76,7 @@ col2im_op = Op("col2im", "Col2ImBackward0", _col2im_forward,
 
 
 def _conv_forward(x, weight, bias, stride, padding, dilation, groups, transposed, output_padding,
-                  bias_sym_sizes_opt):
+                  bias_sym_sizes_opt, weight_sym_sizes):
     n, _, h, w = x.shape
     c_out, _, kh, kw = weight.shape
     cols = _im2col.unfold(x, (kh, kw), stride, padding, dilation=dilation)   # [N, C*kh*kw, L]
@@ -95,7 +95,7 @@ def _conv_grad_input(g, s):
 
 
 def _conv_grad_weight(g, s):
-    w_shape = tuple(s.weight.shape)
+    w_shape = s.weight_sym_sizes
     n, c_out = g.shape[0], g.shape[1]
     cols = _apply_im2col(s.input, w_shape[-2:], s.dilation, s.padding, s.stride)
     dw = g.reshape(n, c_out, -1).matmul(cols.transpose(1, 2)).sum(0)        # [C_out, C*kh*kw]
@@ -323,7 +323,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     out = apply_op(convolution_op, (input, weight, bias),
                    {"stride": _pair(stride), "padding": _pair(padding), "dilation": dilation,
                     "groups": groups, "transposed": False, "output_padding": (0, 0),
-                    "bias_sym_sizes_opt": tuple(bias.shape)})
+                    "bias_sym_sizes_opt": tuple(bias.shape), "weight_sym_sizes": tuple(weight.shape)})
     return out.squeeze(0) if unbatched else out
 
 
