@@ -19,8 +19,7 @@ class Parameter(Tensor):
             data = data.data
         else:
             data = np.asarray(data)
-        p = object.__new__(cls)
-        p._init(data)
+        p = cls._wrap(data)
         p.requires_grad = requires_grad
         return p
 
