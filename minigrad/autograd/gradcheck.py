@@ -88,14 +88,19 @@ def gradgradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_excepti
     (with all-ones output gradients), which exercises ``create_graph=True``."""
     from .._creation import ones_like
     from .._tensor import Tensor
+    from ..grad_mode import enable_grad
     from . import grad
     inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     diff_inputs = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
 
     def first_order(*xs):
-        outs = _outputs(func, xs)
-        used = [x for x in xs if isinstance(x, Tensor) and x.requires_grad]
-        grads = grad(outs, used, [ones_like(o) for o in outs], create_graph=True, allow_unused=True)
+        # gradcheck evaluates this under no_grad for its finite differences; the
+        # first-order gradient still needs a graph to differentiate.
+        with enable_grad():
+            outs = _outputs(func, xs)
+            used = [x for x in xs if isinstance(x, Tensor) and x.requires_grad]
+            grads = grad(outs, used, [ones_like(o) for o in outs], create_graph=True,
+                         allow_unused=True)
         return tuple(g if g is not None else ones_like(x) * 0.0 for g, x in zip(grads, used))
 
     assert diff_inputs, "gradgradcheck needs at least one input that requires grad"
