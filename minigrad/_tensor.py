@@ -640,10 +640,12 @@ class Tensor:
             return apply_op(ops.mv, (self, other))
         if a == 1 and b == 2:
             return self.unsqueeze(0).matmul(other)._squeeze_dims((0,), ops.squeeze_dims_)
-        if a > 2 and b == 2:
-            out_shape = self.data.shape[:-1] + other.data.shape[-1:]
+        if a > 2 and b in (1, 2):
+            out_shape = self.data.shape[:-1] + other.data.shape[1:]
             folded = self.reshape(-1, self.data.shape[-1]).matmul(other)
             return apply_op(ops.unsafe_view, (folded,), {"size": out_shape, "self_sym_sizes": folded.data.shape})
+        if a == 1:      # a vector times a batch of matrices: a batch of row vectors
+            return self.unsqueeze(0).matmul(other)._squeeze_dims((-2,), ops.squeeze_dims_)
         return apply_op(ops.bmm, (self, other))
 
     mm = matmul
