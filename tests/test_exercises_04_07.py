@@ -243,3 +243,120 @@ def test_l05_my_all_hook(capsys):
     assert not ok and "in the order they arrived" in msg
     ok, msg = verdict(l05.check_my_all_hook, stub, capsys)
     assert not ok and "not implemented yet" in msg
+
+
+# --- lesson 06 ---------------------------------------------------------------------------
+from minigrad.autograd.graph import saved_tensors_hooks
+from minigrad.exercises import lesson06 as l06
+
+
+def count_right(fn, x):
+    n = [0]
+
+    def pack(t):
+        n[0] += 1
+        return t
+    with saved_tensors_hooks(pack, lambda p: p):
+        fn(x)
+    return n[0]
+
+
+def count_at_unpack(fn, x):
+    n = [0]
+
+    def unpack(p):
+        n[0] += 1
+        return p
+    with saved_tensors_hooks(lambda t: t, unpack):
+        fn(x)
+    return n[0]
+
+
+def test_l06_count_saved(capsys):
+    assert verdict(l06.check_count_saved, count_right, capsys)[0]
+    ok, msg = verdict(l06.check_count_saved, count_at_unpack, capsys)
+    assert not ok and "unpack only runs in backward" in msg
+    ok, msg = verdict(l06.check_count_saved, lambda fn, x: float(count_right(fn, x)), capsys)
+    assert not ok and "return an int" in msg
+    ok, msg = verdict(l06.check_count_saved, stub, capsys)
+    assert not ok and "not implemented yet" in msg
+
+
+def half_right():
+    return (lambda t: t.detach().numpy().astype(np.float16),
+            lambda p: torch.from_numpy(p.astype(np.float32)))
+
+
+def half_identity():
+    return (lambda t: t, lambda p: p)
+
+
+def half_unpack_numpy():
+    return (lambda t: t.detach().numpy().astype(np.float16), lambda p: p.astype(np.float32))
+
+
+def half_keeps_float32_numpy():
+    return (lambda t: t.detach().numpy().copy(), torch.from_numpy)
+
+
+def test_l06_half_precision_hooks(capsys):
+    assert verdict(l06.check_half_precision_hooks, half_right, capsys)[0]
+    ok, msg = verdict(l06.check_half_precision_hooks, half_identity, capsys)
+    assert not ok and "pack returned a float32 tensor" in msg
+    ok, msg = verdict(l06.check_half_precision_hooks, half_unpack_numpy, capsys)
+    assert not ok and "unpack must return a Tensor" in msg
+    ok, msg = verdict(l06.check_half_precision_hooks, half_keeps_float32_numpy, capsys)
+    assert not ok and "expected 64 (float16)" in msg
+    ok, msg = verdict(l06.check_half_precision_hooks, lambda: half_right()[0], capsys)
+    assert not ok and "return a tuple (pack, unpack)" in msg
+    ok, msg = verdict(l06.check_half_precision_hooks, stub, capsys)
+    assert not ok and "not implemented yet" in msg
+
+
+def checkpoint_right(fn, x):
+    keys, rebuilt = [0], []
+
+    def pack(t):
+        keys[0] += 1
+        return keys[0] - 1
+
+    def unpack(i):
+        if not rebuilt:
+            with saved_tensors_hooks(lambda t: rebuilt.append(t) or len(rebuilt) - 1,
+                                     lambda j: rebuilt[j]):
+                with torch.enable_grad():
+                    fn(x.detach().requires_grad_(x.requires_grad))
+        return rebuilt[i]
+    with saved_tensors_hooks(pack, unpack):
+        return fn(x)
+
+
+def checkpoint_every_unpack(fn, x):
+    keys = [0]
+
+    def pack(t):
+        keys[0] += 1
+        return keys[0] - 1
+
+    def unpack(i):
+        rebuilt = []
+        with saved_tensors_hooks(lambda t: rebuilt.append(t) or len(rebuilt) - 1, lambda j: rebuilt[j]):
+            with torch.enable_grad():
+                fn(x.detach())
+        return rebuilt[i]
+    with saved_tensors_hooks(pack, unpack):
+        return fn(x)
+
+
+def checkpoint_keeps_everything(fn, x):
+    return fn(x)
+
+
+def test_l06_checkpoint(capsys):
+    assert verdict(l06.check_checkpoint, checkpoint_right, capsys)[0]
+    ok, msg = verdict(l06.check_checkpoint, checkpoint_keeps_everything, capsys)
+    assert not ok and "still holds 768 bytes" in msg
+    ok, msg = verdict(l06.check_checkpoint, checkpoint_every_unpack, capsys)
+    assert not ok and "expected once" in msg
+    ok, msg = verdict(l06.check_checkpoint, stub, capsys)
+    assert not ok and "not implemented yet" in msg
