@@ -7,7 +7,7 @@ saved values.
 """
 import numpy as np
 
-from . import grad_mode
+from . import _tensor, grad_mode     # _tensor is read at call time (import cycle)
 from .autograd import graph
 from .autograd.graph import Node, SavedTensor
 
@@ -118,19 +118,17 @@ def _result_dtype_fix(out, tensors):
 def apply_op(op, tensors, attrs=None):
     """Run ``op`` on a tuple of Tensors (Python scalars already wrapped) and return its
     output Tensor (a tuple for multi-output ops)."""
-    from ._tensor import Tensor
     attrs = attrs or {}
     if graph._op_forward_pre_hooks:
         tensors = graph.run_op_forward_pre_hooks(op.name, tensors)
     arrays = [t._wrapped if t._wrapped is not None else t.data for t in tensors]
-    with np.errstate(all="ignore"):      # PyTorch gives nan/inf silently, no warning
-        raw = op.forward(*arrays, **attrs)
+    raw = op.forward(*arrays, **attrs)
     if op.casts:
-        outputs = (Tensor._wrap(raw),)
+        outputs = (_tensor.Tensor._wrap(raw),)
     elif op.multi_output:
-        outputs = tuple(Tensor._wrap(_result_dtype_fix(np.asarray(r), tensors)) for r in raw)
+        outputs = tuple(_tensor.Tensor._wrap(_result_dtype_fix(np.asarray(r), tensors)) for r in raw)
     else:
-        outputs = (Tensor._wrap(_result_dtype_fix(np.asarray(raw), tensors)),)
+        outputs = (_tensor.Tensor._wrap(_result_dtype_fix(np.asarray(raw), tensors)),)
 
     if op.view:
         base = tensors[0]
@@ -153,7 +151,7 @@ def _record(op, tensors, attrs, outputs):
     node = OpNode(op, [_edge(t) for t in tensors], attrs)
     for i, out in enumerate(outputs):
         if out.data.dtype.kind == "f":
-            out.requires_grad = True
+            out._requires_grad = True
             out.grad_fn = node
             out._output_nr = i
         node._input_metadata.append((out.shape, out.dtype))

@@ -12,18 +12,17 @@ Adding an op is adding a row here and a method that calls ``apply_op``.
 """
 import numpy as np
 
-from ._dispatch import Op
+from . import _tensor     # read at call time (import cycle)
+from ._dispatch import Op, apply_op
 
 
 def _zeros_like(t):
-    from ._tensor import Tensor
-    return Tensor._wrap(np.zeros_like(t.data))
+    return _tensor.Tensor._wrap(np.zeros_like(t.data))
 
 
 def _mask(bool_array, like):
     """A constant float tensor (no graph) from a numpy boolean mask."""
-    from ._tensor import Tensor
-    return Tensor._wrap(bool_array.astype(like.data.dtype))
+    return _tensor.Tensor._wrap(bool_array.astype(like.data.dtype))
 
 
 def _restore_dims(g, s):
@@ -42,12 +41,11 @@ def _max_full_backward(g, s):
 
 def _select_backward(g, s):
     # The gradient flows back only to the selected index along ``dim``.
-    from ._tensor import Tensor
     idx = s.indices.data if s.keepdim else np.expand_dims(s.indices.data, s.dim)
     onehot = np.zeros(s.self_sym_sizes, dtype=bool)
     np.put_along_axis(onehot, idx, True, axis=s.dim)
     gk = g if s.keepdim else g.unsqueeze(s.dim)
-    return gk * Tensor._wrap(onehot.astype(g.data.dtype))
+    return gk * _tensor.Tensor._wrap(onehot.astype(g.data.dtype))
 
 
 def _max_dim_forward(x, dim, keepdim, self_sym_sizes, reduce=np.argmax):
@@ -87,13 +85,23 @@ def g_any(grads):
     return next(g for g in grads if g is not None)
 
 
+def _quiet(fn):
+    """PyTorch gives nan/inf silently (log(-1), 0/0); numpy would warn. Only the ops that
+    can produce them pay for ``np.errstate``."""
+    def forward(*args, **kwargs):
+        with np.errstate(all="ignore"):
+            return fn(*args, **kwargs)
+    return forward
+
+
 def _precise(fn):
     """numpy's float32 sin/exp/... can be an ulp away from the correctly rounded value
-    PyTorch prints; computing in float64 and rounding once matches it."""
+    PyTorch prints; computing in float64 and rounding once matches it. Quiet too."""
     def forward(x):
-        if x.dtype == np.float32:
-            return fn(x.astype(np.float64)).astype(np.float32)
-        return fn(x)
+        with np.errstate(all="ignore"):
+            if x.dtype == np.float32:
+                return fn(x.astype(np.float64)).astype(np.float32)
+            return fn(x)
     return forward
 
 
@@ -116,22 +124,22 @@ rsub = Op("rsub", "RsubBackward1", lambda a, b: np.subtract(b, a), ("self", "oth
 mul = Op("mul", "MulBackward0", np.multiply, ("self", "other"),
          saves={"other": "self", "self": "other"},
          grads={"self": lambda g, s: g * s.other, "other": lambda g, s: g * s.self})
-div = Op("div", "DivBackward0", np.true_divide, ("self", "other"),
+div = Op("div", "DivBackward0", _quiet(np.true_divide), ("self", "other"),
          saves={"self": "other", "other": None},
          grads={"self": lambda g, s: g / s.other,
                 "other": lambda g, s: -g * s.self / (s.other * s.other)})
 neg = Op("neg", "NegBackward0", np.negative, grads={"self": lambda g, s: -g})
-reciprocal = Op("reciprocal", "ReciprocalBackward0", lambda x: 1.0 / x, saves={"result": None},
+reciprocal = Op("reciprocal", "ReciprocalBackward0", _quiet(lambda x: 1.0 / x), saves={"result": None},
                 grads={"self": lambda g, s: -g * s.result * s.result})
-pow_scalar = Op("pow", "PowBackward0", lambda x, exponent: np.power(x, exponent),
+pow_scalar = Op("pow", "PowBackward0", _quiet(lambda x, exponent: np.power(x, exponent)),
                 saves={"self": None},
                 grads={"self": lambda g, s: g * s.exponent * s.self ** (s.exponent - 1)
                        if s.exponent != 0 else g * 0.0})
-pow_tensor = Op("pow", "PowBackward1", np.power, ("self", "exponent"),
+pow_tensor = Op("pow", "PowBackward1", _quiet(np.power), ("self", "exponent"),
                 saves={"self": None, "exponent": None, "result": "exponent"},
                 grads={"self": lambda g, s: g * s.exponent * s.self ** (s.exponent - 1),
                        "exponent": lambda g, s: g * s.result * s.self.log()})
-pow_scalar_base = Op("pow", "PowBackward2", lambda e, self: np.power(self, e), ("exponent",),
+pow_scalar_base = Op("pow", "PowBackward2", _quiet(lambda e, self: np.power(self, e)), ("exponent",),
                      saves={"exponent": None, "result": None},
                      grads={"exponent": lambda g, s: g * s.result * float(np.log(s.self))})
 maximum = Op("maximum", "MaximumBackward0", np.maximum, ("self", "other"),
@@ -161,7 +169,7 @@ relu = Op("relu", "ReluBackward0", lambda x: np.maximum(x, 0).astype(x.dtype), s
           grads={"self": lambda g, s: g * _mask(s.result.data > 0, g)})
 abs = Op("abs", "AbsBackward0", np.abs, saves={"self": None},
          grads={"self": lambda g, s: g * s.self.sign()})
-sqrt = Op("sqrt", "SqrtBackward0", np.sqrt, saves={"result": None},
+sqrt = Op("sqrt", "SqrtBackward0", _quiet(np.sqrt), saves={"result": None},
           grads={"self": lambda g, s: g / (2 * s.result)})
 sin = Op("sin", "SinBackward0", _precise(np.sin), saves={"self": None},
          grads={"self": lambda g, s: g * s.self.cos()})
@@ -195,9 +203,9 @@ min_dim = Op("min", "MinBackward0", lambda x, **kw: _max_dim_forward(x, reduce=n
              grads={"self": lambda grads, s: _select_backward(grads[0], s)})
 
 
-softmax = Op("_softmax", "SoftmaxBackward0", _softmax, saves={"result": None},
+softmax = Op("_softmax", "SoftmaxBackward0", _quiet(_softmax), saves={"result": None},
              grads={"self": lambda g, s: s.result * (g - (g * s.result).sum(s.dim, keepdim=True))})
-log_softmax = Op("_log_softmax", "LogSoftmaxBackward0", _log_softmax, saves={"result": None},
+log_softmax = Op("_log_softmax", "LogSoftmaxBackward0", _quiet(_log_softmax), saves={"result": None},
                  grads={"self": lambda g, s: g - s.result.exp() * g.sum(s.dim, keepdim=True)})
 
 # --- shapes --------------------------------------------------------------------------
@@ -244,7 +252,6 @@ def _index_backward(g, s):
 
 
 def apply_index_put(g, index, shape):
-    from ._dispatch import apply_op
     return apply_op(index_put_zeros, (g,), {"index": index, "shape": shape})
 
 

@@ -37,36 +37,36 @@ def _as_tensor(value, like=None):
 class Tensor:
     """``torch.Tensor`` on top of a numpy array (``.data``)."""
 
-    __slots__ = ("data", "requires_grad", "grad_fn", "_output_nr", "_grad",
-                 "_version_counter", "_backward_hooks", "_post_accumulate_grad_hooks",
-                 "_retains_grad", "_grad_accumulator", "_wrapped", "__weakref__", "__dict__")
+    # Every tensor has data and a version counter (shared by views). The autograd state
+    # below starts as class-level defaults and becomes an instance attribute only when
+    # set: most tensors never get hooks, and creating tensors is the hot path.
+    __slots__ = ("data", "_version_counter", "__weakref__", "__dict__")
     __array_priority__ = 1000       # numpy scalars on the left defer to our operators
-    _base = None                    # the tensor this one is a view of (set only where minigrad tracks it)
     __hash__ = object.__hash__      # hashed by identity, like torch.Tensor
+
+    _requires_grad = False
+    grad_fn = None                  # the Node that made this tensor (None for leaves)
+    _output_nr = 0                  # which output of grad_fn this tensor is
+    _grad = None
+    _backward_hooks = None          # OrderedDict of tensor hooks (register_hook)
+    _post_accumulate_grad_hooks = None
+    _retains_grad = False
+    _grad_accumulator = None        # weakref to a leaf's AccumulateGrad
+    _wrapped = None                 # the Python scalar of a "wrapped number"
+    _base = None                    # the tensor this one is a view of (view ops only)
 
     def __init__(self, data, dtype=None, requires_grad=False):
         t = tensor(data, dtype=dtype, requires_grad=requires_grad)
-        self._init(t.data)
+        self.data = t.data
+        self._version_counter = [0]
         self.requires_grad = t.requires_grad
-
-    def _init(self, data, version_counter=None):
-        self.data = data
-        self.requires_grad = False
-        self.grad_fn = None
-        self._output_nr = 0
-        self._grad = None
-        self._version_counter = version_counter if version_counter is not None else [0]
-        self._backward_hooks = None
-        self._post_accumulate_grad_hooks = None
-        self._retains_grad = False
-        self._grad_accumulator = None
-        self._wrapped = None
 
     @classmethod
     def _wrap(cls, data, version_counter=None):
         """A new tensor around an existing array (no copy, no graph)."""
         t = object.__new__(cls)
-        t._init(data, version_counter)
+        t.data = data
+        t._version_counter = version_counter if version_counter is not None else [0]
         return t
 
     # --- basic properties --------------------------------------------------------------
@@ -160,10 +160,15 @@ class Tensor:
     __str__ = __repr__
 
     # --- requires_grad and .grad ----------------------------------------------------
-    def __setattr__(self, name, value):
-        if name == "requires_grad" and value and self.data.dtype.kind != "f":
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        if value and self.data.dtype.kind != "f":
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
-        object.__setattr__(self, name, value)
+        self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad=True):
         if requires_grad and self.data.dtype.kind != "f":
@@ -323,7 +328,7 @@ class Tensor:
                 "place instead, e.g. `y = y * 2` rather than `y.mul_(2)`, or clone the view first.")
         if recording:
             source = Tensor._wrap(self.data.copy())
-            object.__setattr__(source, "requires_grad", self.requires_grad)
+            source._requires_grad = self._requires_grad
             source.grad_fn, source._output_nr = self.grad_fn, self._output_nr
         out = compute(source)
         np.copyto(self.data, out.data, casting="unsafe")

@@ -29,7 +29,7 @@ import threading
 import warnings
 from collections import deque, namedtuple
 
-from .. import grad_mode
+from .. import _tensor, grad_mode     # _tensor is read at call time (import cycle)
 from .anomaly_mode import is_anomaly_enabled
 from .graph import (Node, AccumulateGrad, check_node_hook_result, check_tensor_hook_result)
 
@@ -260,7 +260,6 @@ def _call_tensor_pre_hooks(fn, inputs):
 def _validate_outputs(fn, outputs):
     """PyTorch's ``validate_outputs``: one gradient per next edge, each reduced to the
     shape of the input it belongs to (undoing broadcasting) and cast to its dtype."""
-    from .._tensor import _sum_to
     edges = fn.next_functions
     if len(outputs) != len(edges):
         raise RuntimeError(f"function {fn.name()} returned an incorrect number of gradients "
@@ -274,7 +273,7 @@ def _validate_outputs(fn, outputs):
                 raise RuntimeError(
                     f"Function {fn.name()} returned an invalid gradient at index {i} - got "
                     f"{list(grad.data.shape)} but expected shape compatible with {list(shape)}")
-            grad = _sum_to(grad, shape)
+            grad = _tensor._sum_to(grad, shape)
         if grad.dtype is not dtype:
             grad = grad.to(dtype)
         outputs[i] = grad
@@ -412,15 +411,24 @@ def _prepare(roots, grads, keep_graph, create_graph, input_edges=None, accumulat
 
 def run_backward(roots, grads, keep_graph, create_graph, input_edges=None, accumulate_grad=True):
     """Run one pass to the end; returns the captured gradients (``autograd.grad``)."""
-    steps = _steps(*_prepare(roots, grads, keep_graph, create_graph, input_edges, accumulate_grad))
+    task, root, buffer = _prepare(roots, grads, keep_graph, create_graph, input_edges, accumulate_grad)
+    events = _execute(task, root, buffer)
     recorders = getattr(_local, "recorders", None)
-    if recorders:
-        for event in steps:
-            for events in recorders:
-                events.append(event)
-    else:
-        deque(steps, maxlen=0)
-    return _local.last_captured
+    stack = _task_stack()
+    previous = grad_mode.is_grad_enabled()
+    grad_mode._set_enabled(create_graph)     # every node, hook and callback runs in this mode
+    stack.append(task)
+    try:
+        if recorders:
+            for event in events:
+                for recorded in recorders:
+                    recorded.append(event)
+        else:
+            deque(events, maxlen=0)
+    finally:
+        stack.remove(task)
+        grad_mode._set_enabled(previous)
+    return task.captured
 
 
 def _steps(task, root, buffer):
@@ -436,7 +444,6 @@ def _steps(task, root, buffer):
         try:
             event = next(engine)
         except StopIteration:
-            _local.last_captured = task.captured
             return
         finally:
             stack.remove(task)

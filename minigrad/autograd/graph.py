@@ -23,12 +23,14 @@ import contextlib
 import itertools
 import re
 import threading
-import weakref
 from collections import OrderedDict
 
 import numpy as np
 
+from .. import _tensor, grad_mode   # _tensor is read at call time (import cycle)
+from ..dtypes import from_numpy_dtype
 from ..utils.hooks import RemovableHandle
+from .anomaly_mode import is_anomaly_enabled
 
 __all__ = [
     "Node", "AccumulateGrad", "SavedTensor", "saved_tensors_hooks", "save_on_cpu",
@@ -58,12 +60,11 @@ def _type_string(t):
 
 def check_tensor_hook_result(hook, old, new):
     """PyTorch's ``check_single_result``: what a tensor or node hook may put in a slot."""
-    from .._tensor import Tensor
     if new is None:
         return
     if old is None:
         raise RuntimeError("can't replace a None gradient with a non-None value")
-    if not isinstance(new, Tensor):
+    if not isinstance(new, _tensor.Tensor):
         raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
     if new.dtype is not old.dtype:
         raise RuntimeError(
@@ -225,15 +226,13 @@ def accumulate_into_grad(variable, grad):
     """AccumulateGrad's work: the first gradient is stored (a copy, so later in-place
     accumulation cannot touch another tensor), later ones are added in place, or out of
     place when the graph of the gradient is being built (create_graph)."""
-    from .._tensor import Tensor
-    from ..grad_mode import is_grad_enabled
     if grad is not None:
         if variable.grad is None:
-            if is_grad_enabled() and grad.requires_grad:     # create_graph: keep the graph (CopyBackwards)
-                variable.grad = Tensor._wrap(np.zeros_like(grad.data)).copy_(grad)
+            if grad_mode.is_grad_enabled() and grad.requires_grad:     # create_graph: keep the graph (CopyBackwards)
+                variable.grad = _tensor.Tensor._wrap(np.zeros_like(grad.data)).copy_(grad)
             else:
-                variable.grad = Tensor._wrap(grad.data.copy())
-        elif is_grad_enabled():
+                variable.grad = _tensor.Tensor._wrap(grad.data.copy())
+        elif grad_mode.is_grad_enabled():
             variable.grad = variable.grad + grad
         else:
             variable.grad.data += grad.data
@@ -246,7 +245,7 @@ def accumulate_into_grad(variable, grad):
             result = hook(variable)
             if result is None or result is variable:
                 continue
-            if not isinstance(result, Tensor):
+            if not isinstance(result, _tensor.Tensor):
                 raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
             bad = True
         if bad:
@@ -308,9 +307,8 @@ class SavedTensor:
             self._tensor = value
 
     def _pack_with(self, pack, unpack, tensor):
-        from ..grad_mode import no_grad
         version = tensor._version_counter[0]
-        with no_grad():
+        with grad_mode.no_grad():
             packed = pack(tensor)
         if tensor._version_counter[0] != version:
             raise RuntimeError(
@@ -338,9 +336,8 @@ class SavedTensor:
             raise RuntimeError(
                 "Calling register_hooks on a saved tensor whose hooks have already been set. "
                 "Hint: only one pair of hooks is allowed at a time.")
-        from .._tensor import Tensor
         data = self._tensor.data if self._tensor is not None else self._data
-        alias = Tensor._wrap(data, version_counter=self._version_counter)
+        alias = _tensor.Tensor._wrap(data, version_counter=self._version_counter)
         self._pack_with(pack_hook, unpack_hook, alias)
 
     def free(self):
@@ -351,14 +348,13 @@ class SavedTensor:
 
     def unpack(self, node=None):
         """The saved tensor (``node`` is the node that saved it, for saved outputs)."""
-        from .._tensor import Tensor
         if self._is_none:
             return None
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
         if self._hooked:
             out = self._unpack(self._packed)
-            if not isinstance(out, Tensor):
+            if not isinstance(out, _tensor.Tensor):
                 raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor "
                                 f"but got result of type {type(out).__name__}")
             return self._rewrap(out.data, node, out._version_counter)
@@ -369,8 +365,7 @@ class SavedTensor:
         return self._rewrap(self._data, node, self._version_counter)
 
     def _rewrap(self, data, node, version_counter):
-        from .._tensor import Tensor
-        out = Tensor._wrap(data, version_counter=version_counter)
+        out = _tensor.Tensor._wrap(data, version_counter=version_counter)
         if self._requires_grad:
             if self._is_output and node is not None:
                 out.grad_fn, out._output_nr = node, self._output_nr
@@ -378,7 +373,6 @@ class SavedTensor:
         return out
 
     def _raise_version_error(self, node):
-        from .anomaly_mode import is_anomaly_enabled
         if self._is_output:
             producer = node
             shape = list(self._data.shape)
@@ -387,7 +381,6 @@ class SavedTensor:
             producer = self._tensor.grad_fn
             shape = list(self._tensor.shape)
             dtype = self._tensor.data.dtype
-        from ..dtypes import from_numpy_dtype
         where = ""
         if producer is not None:
             where = f", which is output {self._output_nr} of {re.sub(r'Backward[0-9]*$', '', producer.name())}"
@@ -465,8 +458,6 @@ class save_compressed(saved_tensors_hooks):
 
     def __init__(self, level=1):
         import zlib
-        import numpy as np
-        from .._tensor import Tensor
 
         def pack(t):
             data = np.ascontiguousarray(t.data)
@@ -474,7 +465,7 @@ class save_compressed(saved_tensors_hooks):
 
         def unpack(packed):
             raw, dtype, shape = packed
-            return Tensor._wrap(np.frombuffer(zlib.decompress(raw), dtype=dtype).reshape(shape).copy())
+            return _tensor.Tensor._wrap(np.frombuffer(zlib.decompress(raw), dtype=dtype).reshape(shape).copy())
 
         super().__init__(pack, unpack)
 
@@ -487,8 +478,6 @@ class save_on_disk(saved_tensors_hooks):
     def __init__(self, directory=None):
         import os
         import tempfile
-        import numpy as np
-        from .._tensor import Tensor
         self.directory = directory or tempfile.mkdtemp(prefix="minigrad-saved-")
         counter = itertools.count()
 
@@ -508,7 +497,7 @@ class save_on_disk(saved_tensors_hooks):
             return _File(path)
 
         def unpack(f):
-            return Tensor._wrap(np.load(f.path))
+            return _tensor.Tensor._wrap(np.load(f.path))
 
         super().__init__(pack, unpack)
 
