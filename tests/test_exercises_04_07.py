@@ -360,3 +360,66 @@ def test_l06_checkpoint(capsys):
     assert not ok and "expected once" in msg
     ok, msg = verdict(l06.check_checkpoint, stub, capsys)
     assert not ok and "not implemented yet" in msg
+
+
+# --- lesson 07 ---------------------------------------------------------------------------
+from minigrad.autograd import Variable
+from minigrad.exercises import lesson07 as l07
+
+queue_callback = Variable._execution_engine.queue_callback
+
+
+def once_right(t, fn):
+    return t.register_hook(lambda g: queue_callback(fn))
+
+
+def once_too_early(t, fn):
+    return t.register_hook(lambda g: fn())
+
+
+def once_twice(t, fn):
+    def hook(g):
+        queue_callback(fn)
+        queue_callback(fn)
+    return t.register_hook(hook)
+
+
+def test_l07_call_once_after_backward(capsys):
+    assert verdict(l07.check_call_once_after_backward, once_right, capsys)[0]
+    ok, msg = verdict(l07.check_call_once_after_backward, once_too_early, capsys)
+    assert not ok and "fn ran too early" in msg and "queue_callback" in msg
+    ok, msg = verdict(l07.check_call_once_after_backward, once_twice, capsys)
+    assert not ok and "fn ran 2 time(s), expected once" in msg
+    ok, msg = verdict(l07.check_call_once_after_backward, stub, capsys)
+    assert not ok and "not implemented yet" in msg
+
+
+def unused_right(params, loss):
+    reached = set()
+    handles = [p.register_post_accumulate_grad_hook(lambda p, i=i: reached.add(i))
+               for i, p in enumerate(params)]
+    loss.backward()
+    for h in handles:
+        h.remove()
+    return sorted(set(range(len(params))) - reached)
+
+
+def unused_by_grad_none(params, loss):
+    loss.backward()
+    return [i for i, p in enumerate(params) if p.grad is None]
+
+
+def unused_returns_used(params, loss):
+    return sorted(set(range(len(params))) - set(unused_right(params, loss)))
+
+
+def test_l07_unused_parameters(capsys):
+    assert verdict(l07.check_unused_parameters, unused_right, capsys)[0]
+    ok, msg = verdict(l07.check_unused_parameters, unused_by_grad_none, capsys)
+    assert not ok and "`p.grad is None` finds nothing" in msg
+    ok, msg = verdict(l07.check_unused_parameters, unused_returns_used, capsys)
+    assert not ok and "you returned [0, 1, 3], expected [2, 4]" in msg
+    ok, msg = verdict(l07.check_unused_parameters, lambda params, loss: None, capsys)
+    assert not ok and "return a list of indices" in msg
+    ok, msg = verdict(l07.check_unused_parameters, stub, capsys)
+    assert not ok and "not implemented yet" in msg
