@@ -234,9 +234,13 @@ expand = Op("expand", "ExpandBackward0", lambda x, size, self_sym_sizes: np.broa
 unbind = Op("unbind", "UnbindBackward0", lambda x, dim: tuple(np.moveaxis(x, dim, 0)),
             multi_output=True,
             grads={"self": lambda grads, s: _stack_or_zeros(grads, s.dim)})
-cat = Op("cat", "CatBackward0", lambda *xs, dim, sizes: np.concatenate(xs, axis=dim), None,
+# numpy lays the result of concatenate/stack out like its inputs (a transposed or
+# broadcast input gives a non-C-contiguous result); PyTorch's cat/stack are always
+# contiguous, which decides whether a later reshape is a view or a copy.
+cat = Op("cat", "CatBackward0",
+         lambda *xs, dim, sizes: np.ascontiguousarray(np.concatenate(xs, axis=dim)), None,
          grads=lambda g, s, i: g.narrow(s.dim, int(np.sum(s.sizes[:i])), s.sizes[i]))
-stack = Op("stack", "StackBackward0", lambda *xs, dim: np.stack(xs, axis=dim), None,
+stack = Op("stack", "StackBackward0", lambda *xs, dim: np.ascontiguousarray(np.stack(xs, axis=dim)), None,
            grads=lambda g, s, i: g.select(s.dim, i))
 
 
