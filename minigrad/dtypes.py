@@ -21,6 +21,11 @@ class dtype:
     def __repr__(self):
         return "minigrad." + self.name
 
+    @property
+    def itemsize(self):
+        """Bytes per element, as ``torch.dtype.itemsize``."""
+        return self.np.itemsize
+
     def __reduce__(self):
         return (from_numpy_dtype, (self.np,))
 

@@ -355,8 +355,10 @@ class SavedTensor:
         if self._hooked:
             out = self._unpack(self._packed)
             if not isinstance(out, _tensor.Tensor):
+                kind = type(out)
+                name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
                 raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor "
-                                f"but got result of type {type(out).__name__}")
+                                f"but got result of type {name}")
             return self._rewrap(out.data, node, out._version_counter)
         if self._version_counter[0] != self._saved_version:
             self._raise_version_error(node)
@@ -416,7 +418,7 @@ class saved_tensors_hooks(contextlib.ContextDecorator):
         if message is not None:
             raise RuntimeError(message)
         _saved_hooks_state.stack.append((self.pack_hook, self.unpack_hook))
-        return self
+        # (``with ... as m`` gives None, as in PyTorch)
 
     def __exit__(self, *exc):
         _saved_hooks_state.stack.pop()
@@ -436,7 +438,6 @@ class disable_saved_tensors_hooks(contextlib.ContextDecorator):
             raise RuntimeError(self.error_message)
         self._previous = _saved_hooks_state.disabled_message
         _saved_hooks_state.disabled_message = self.error_message
-        return self
 
     def __exit__(self, *exc):
         _saved_hooks_state.disabled_message = self._previous
