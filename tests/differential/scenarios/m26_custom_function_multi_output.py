@@ -61,9 +61,7 @@ class ArgmaxAndMax(torch.autograd.Function):
     def backward(ctx, g_val, g_idx):
         x, idx = ctx.saved_tensors
         print("  g_idx is", g_idx if g_idx is None else r(g_idx))
-        grad = torch.zeros_like(x)
-        grad[idx] = g_val
-        return grad
+        return torch.where(torch.arange(x.shape[0]) == idx, g_val.expand(x.shape), torch.zeros_like(x))
 
 x = torch.tensor([1., 7., 3.], requires_grad=True)
 val, idx = ArgmaxAndMax.apply(x)
