@@ -81,12 +81,14 @@ class OpNode(Node):
 
     def apply(self, grad_outputs, needs_input_grad):
         op = self._op
-        if all(g is None for g in grad_outputs):
-            return (None,) * len(self.next_functions)
         if op.multi_output:
             grad = tuple(grad_outputs)
+            if all(g is None for g in grad):
+                return (None,) * len(self.next_functions)
         else:
             grad = grad_outputs[0]
+            if grad is None:            # no gradient flowed in: none flows out
+                return (None,) * len(self.next_functions)
         ctx = _Saved(self)
         formulas = op.grads
         if op.inputs is None:           # variadic (cat, stack): formula(g, ctx, index)
@@ -154,7 +156,7 @@ def _record(op, tensors, attrs, outputs):
             out._requires_grad = True
             out.grad_fn = node
             out._output_nr = i
-        node._input_metadata.append((out.shape, out.dtype))
+        node._input_metadata.append((out.data.shape, out.data.dtype))
     if op.saves:
         names = op.inputs
         for saved_name, needed_by in op.saves.items():

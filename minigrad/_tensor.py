@@ -268,7 +268,7 @@ class Tensor:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self.grad_fn is None or self._retains_grad:
             return
-        self.grad_fn._retains_grad[self._output_nr] = weakref.ref(self)
+        self.grad_fn._set_retains_grad_hook(self._output_nr, self)
         self._retains_grad = True
 
     def _store_retained_grad(self, grad):
@@ -339,8 +339,8 @@ class Tensor:
             self.requires_grad = True
             self._backward_hooks = None
             if self._retains_grad and old_node is not None:
-                old_node._retains_grad.pop(old_nr, None)
-                self.grad_fn._retains_grad[0] = weakref.ref(self)
+                old_node._drop_retains_grad_hook(old_nr)
+                self.grad_fn._set_retains_grad_hook(0, self)
         return self
 
     def add_(self, other, alpha=1):

@@ -30,6 +30,7 @@ import warnings
 from collections import deque, namedtuple
 
 from .. import _tensor, grad_mode     # _tensor is read at call time (import cycle)
+from ..dtypes import from_numpy_dtype
 from .anomaly_mode import is_anomaly_enabled
 from .graph import (Node, AccumulateGrad, check_node_hook_result, check_tensor_hook_result)
 
@@ -40,6 +41,8 @@ EngineEvent = namedtuple("EngineEvent", "kind node hook args result")
 EngineEvent.__doc__ = """One step of a backward pass: ``kind`` (see docs/architecture.md),
 the ``node`` concerned, the ``hook`` that ran (or None), what it received (``args``)
 and what it returned (``result``)."""
+# Inside the engine an event is a plain 5-tuple (cheap to make and to drop when nobody
+# watches); the stepping and recording drivers turn it into an EngineEvent.
 
 
 class GraphRoot(Node):
@@ -243,17 +246,17 @@ def _call_tensor_pre_hooks(fn, inputs):
         for hook in list(hooks.values()):        # a snapshot: removals/additions apply next time
             grad = inputs[nr]
             result = hook(grad)
-            yield EngineEvent("tensor_hook", fn, hook, (grad,), result)
+            yield ("tensor_hook", fn, hook, (grad,), result)
             if result is None or result is grad:
                 continue
             check_tensor_hook_result(hook, grad, result)
             inputs[nr] = result
-    if fn._retains_grad:
-        for nr, ref in list(fn._retains_grad.items()):
+    if fn._retains_grad_hooks:
+        for nr, ref in list(fn._retains_grad_hooks.items()):
             tensor = ref()
             if tensor is not None:
                 tensor._store_retained_grad(inputs[nr])
-                yield EngineEvent("retain_grad", fn, None, (inputs[nr],), None)
+                yield ("retain_grad", fn, None, (inputs[nr],), None)
     return inputs
 
 
@@ -268,14 +271,15 @@ def _validate_outputs(fn, outputs):
         if grad is None or nxt is None:
             continue
         shape, dtype = nxt._input_metadata[input_nr]
-        if grad.data.shape != shape:
-            if not _expandable(shape, grad.data.shape):
+        data = grad.data
+        if data.shape != shape:
+            if not _expandable(shape, data.shape):
                 raise RuntimeError(
                     f"Function {fn.name()} returned an invalid gradient at index {i} - got "
-                    f"{list(grad.data.shape)} but expected shape compatible with {list(shape)}")
+                    f"{list(data.shape)} but expected shape compatible with {list(shape)}")
             grad = _tensor._sum_to(grad, shape)
-        if grad.dtype is not dtype:
-            grad = grad.to(dtype)
+        if data.dtype != dtype:
+            grad = grad.to(from_numpy_dtype(dtype))
         outputs[i] = grad
     return outputs
 
@@ -288,19 +292,20 @@ def _expandable(shape, to_shape):
 
 def _needs_input_grad(task, fn):
     if task.exec_info is None:
-        return tuple(nxt is not None for nxt, _ in fn.next_functions)
+        return fn._default_needs()
     info = task.exec_info
     return tuple(nxt is not None and nxt in info and info[nxt].should_execute()
                  for nxt, _ in fn.next_functions)
 
 
 def _call_function(task, fn, inputs):
-    inputs = yield from _call_tensor_pre_hooks(fn, inputs)
+    if fn.tensor_pre_hooks() or fn._retains_grad_hooks:
+        inputs = yield from _call_tensor_pre_hooks(fn, inputs)
     if fn._pre_hooks:
         for hook in list(fn._pre_hooks.values()):
             grad_outputs = tuple(inputs)
             result = hook(grad_outputs)
-            yield EngineEvent("pre_hook", fn, hook, (grad_outputs,), result)
+            yield ("pre_hook", fn, hook, (grad_outputs,), result)
             if result is not None:
                 check_node_hook_result(hook, grad_outputs, result)
                 inputs = list(result)
@@ -313,17 +318,17 @@ def _call_function(task, fn, inputs):
             warnings.warn(f"Error detected in {fn.name()}. No forward pass information available. "
                           "Enable detect anomaly during forward pass for more information.")
         raise
-    yield EngineEvent("apply", fn, None, grad_outputs, tuple(outputs))
+    yield ("apply", fn, None, grad_outputs, tuple(outputs))
     if isinstance(fn, AccumulateGrad):
         hooks = fn.variable._post_accumulate_grad_hooks
         for hook in list(hooks.values()) if hooks else ():
-            yield EngineEvent("post_accumulate_hook", fn, hook, (fn.variable,), None)
+            yield ("post_accumulate_hook", fn, hook, (fn.variable,), None)
     outputs = _validate_outputs(fn, outputs)
     if fn._post_hooks:                       # read again: a hook may be added during apply
         for hook in list(fn._post_hooks.values()):
             grad_inputs = tuple(outputs)
             result = hook(grad_inputs, grad_outputs if had_post_hooks else ())
-            yield EngineEvent("post_hook", fn, hook, (grad_inputs, grad_outputs), result)
+            yield ("post_hook", fn, hook, (grad_inputs, grad_outputs), result)
             if result is not None:
                 check_node_hook_result(hook, grad_inputs, result)
                 outputs = list(result)
@@ -331,7 +336,7 @@ def _call_function(task, fn, inputs):
 
 
 def _evaluate_function(task, fn, inputs, queue):
-    yield EngineEvent("node_start", fn, None, tuple(inputs), None)
+    yield ("node_start", fn, None, tuple(inputs), None)
     if task.exec_info is not None:
         info = task.exec_info[fn]
         if not info.needed:
@@ -339,13 +344,13 @@ def _evaluate_function(task, fn, inputs, queue):
             inputs = yield from _call_tensor_pre_hooks(fn, inputs)
         for input_nr, index in info.captures:
             task.captured[index] = inputs[input_nr]
-            yield EngineEvent("capture", fn, None, (inputs[input_nr],), None)
+            yield ("capture", fn, None, (inputs[input_nr],), None)
         if not info.needed:
             return
     outputs = yield from _call_function(task, fn, inputs)
     if not task.keep_graph:
         fn.release_variables()
-    yield EngineEvent("node_done", fn, None, tuple(outputs), None)
+    yield ("node_done", fn, None, tuple(outputs), None)
 
     deps, not_ready, exec_info = task.dependencies, task.not_ready, task.exec_info
     for (nxt, input_nr), grad in zip(fn.next_functions, outputs):
@@ -388,7 +393,7 @@ def _execute(task, root, root_buffer):
     i = 0
     while i < len(callbacks):                # callbacks may queue more callbacks
         callbacks[i]()
-        yield EngineEvent("callback", None, callbacks[i], (), None)
+        yield ("callback", None, callbacks[i], (), None)
         i += 1
 
 
@@ -421,6 +426,7 @@ def run_backward(roots, grads, keep_graph, create_graph, input_edges=None, accum
     try:
         if recorders:
             for event in events:
+                event = EngineEvent._make(event)
                 for recorded in recorders:
                     recorded.append(event)
         else:
@@ -448,7 +454,7 @@ def _steps(task, root, buffer):
         finally:
             stack.remove(task)
             grad_mode._set_enabled(previous)
-        yield event
+        yield EngineEvent._make(event)
 
 
 def backward_steps(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):

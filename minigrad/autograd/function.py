@@ -140,7 +140,7 @@ class Function(metaclass=_FunctionMeta):
                     if differentiable:
                         out.requires_grad = True
                         out.grad_fn, out._output_nr = ctx, i
-                    ctx._input_metadata.append((out.shape, out.dtype))
+                    ctx._input_metadata.append((out.data.shape, out.data.dtype))
                 wrapped.append(out)
             outputs = tuple(wrapped)
             ctx._saved_for_backward = tuple(

@@ -14,7 +14,7 @@ Each node keeps its hooks in four places, because they fire under different cond
 1. ``_tensor_pre_hooks``: one entry per output tensor that got ``register_hook``
    (in the order each tensor got its *first* hook); they run whenever the engine
    *visits* the node, even if it only captures a gradient for ``autograd.grad``;
-2. ``_retains_grad``: the ``retain_grad`` hooks, run after every tensor hook so
+2. ``_retains_grad_hooks``: the ``retain_grad`` hooks, run after every tensor hook so
    ``.grad`` sees the fully hooked gradient;
 3. ``_pre_hooks`` (``register_prehook``): only when the node executes;
 4. ``_post_hooks`` (``register_hook``): after the node ran.
@@ -23,6 +23,7 @@ import contextlib
 import itertools
 import re
 import threading
+import weakref
 from collections import OrderedDict
 
 import numpy as np
@@ -96,16 +97,18 @@ class Node:
     """
 
     _name = None            # subclasses set PyTorch's name, e.g. "MulBackward0"
+    # The hook containers start as class-level "none yet" and are created on first
+    # registration: most nodes never get a hook, and nodes are made on every op.
+    _tensor_pre_hooks = ()           # [(OrderedDict of hooks, output_nr)]
+    _retains_grad_hooks = None       # {output_nr: weakref to the tensor}
+    _pre_hooks = None                # OrderedDict
+    _post_hooks = None               # OrderedDict
+    _metadata = None
 
     def __init__(self, next_functions=(), sequence_nr=None):
         self.next_functions = tuple(next_functions)
         self._seq = next(_sequence_nr) if sequence_nr is None else sequence_nr
-        self._input_metadata = []        # (shape, dtype) of each forward output
-        self._tensor_pre_hooks = []      # [(OrderedDict of hooks, output_nr)]
-        self._retains_grad = {}          # output_nr -> weakref to the tensor
-        self._pre_hooks = None           # OrderedDict, created at first registration
-        self._post_hooks = None
-        self._metadata = None
+        self._input_metadata = []        # (shape, numpy dtype) of each forward output
         self._stored = {}                # PyTorch attribute name -> SavedTensor (``_saved_<name>``)
 
     # --- introspection -----------------------------------------------------------
@@ -151,7 +154,11 @@ class Node:
         raise NotImplementedError
 
     def _default_needs(self):
-        return tuple(nxt is not None for nxt, _ in self.next_functions)
+        """Which outputs to compute when every next edge is wanted (cached)."""
+        needs = self.__dict__.get("_needs")
+        if needs is None:
+            needs = self._needs = tuple(nxt is not None for nxt, _ in self.next_functions)
+        return needs
 
     def __call__(self, *grad_outputs):
         expected = len(self._input_metadata) or 1
@@ -190,7 +197,17 @@ class Node:
 
     def _register_hook_dict(self, tensor):
         """Install one tensor-pre-hook entry iterating ``tensor._backward_hooks``."""
-        self._tensor_pre_hooks.append((tensor._backward_hooks, tensor._output_nr))
+        self._tensor_pre_hooks = [*self._tensor_pre_hooks, (tensor._backward_hooks, tensor._output_nr)]
+
+    def _set_retains_grad_hook(self, output_nr, tensor):
+        """``retain_grad``'s hook for one output: store ``.grad`` on ``tensor``."""
+        if self._retains_grad_hooks is None:
+            self._retains_grad_hooks = {}
+        self._retains_grad_hooks[output_nr] = weakref.ref(tensor)
+
+    def _drop_retains_grad_hook(self, output_nr):
+        if self._retains_grad_hooks:
+            self._retains_grad_hooks.pop(output_nr, None)
 
     def tensor_pre_hooks(self):
         """The ``(hooks, output_nr)`` entries the engine runs when visiting this node."""
@@ -211,11 +228,11 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         super().__init__((), ACCUMULATE_GRAD_SEQUENCE_NR)
         self.variable = variable
-        self._input_metadata = [(variable.shape, variable.dtype)]
+        self._input_metadata = [(variable.data.shape, variable.data.dtype)]
 
     def tensor_pre_hooks(self):
         hooks = self.variable._backward_hooks
-        return [(hooks, 0)] if hooks is not None else []
+        return [(hooks, 0)] if hooks is not None else ()
 
     def apply(self, grad_outputs, needs_input_grad=()):
         accumulate_into_grad(self.variable, grad_outputs[0])
