@@ -28,6 +28,9 @@ DIFFERENCES_DOC = REPO_ROOT / "docs" / "differences.md"
 TIMEOUT = 60  # seconds, per script per side
 
 SCRIPTS = sorted(SCENARIOS_DIR.glob("*.py"))
+# Both tests of one scenario share its cached traces: keep them on one xdist worker
+# (``--dist loadgroup``) while different scenarios spread over the workers.
+SCRIPT_PARAMS = [pytest.param(s, id=s.stem, marks=pytest.mark.xdist_group(s.stem)) for s in SCRIPTS]
 TORCH_AVAILABLE = importlib.util.find_spec("torch") is not None
 
 # script name -> Run, computed at most once per side per session
@@ -108,7 +111,7 @@ def _tail(text, n=25):
 
 
 @pytest.mark.torch
-@pytest.mark.parametrize("script", SCRIPTS, ids=[s.stem for s in SCRIPTS])
+@pytest.mark.parametrize("script", SCRIPT_PARAMS)
 def test_trace_matches_torch(script):
     ref = torch_run(script)
     assert ref.returncode == 0, (
@@ -129,7 +132,7 @@ def test_trace_matches_torch(script):
 
 
 @pytest.mark.torch
-@pytest.mark.parametrize("script", SCRIPTS, ids=[s.stem for s in SCRIPTS])
+@pytest.mark.parametrize("script", SCRIPT_PARAMS)
 def test_no_traceback_unless_torch_has_one(script):
     ref = torch_run(script)
     got = minigrad_run(script)
