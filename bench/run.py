@@ -351,8 +351,8 @@ MEMORY = "memory"          # not timed: its own table
 
 def check_agreement(w, sides):
     """The first two losses must agree across sides (the second one depends on the
-    first step's gradients and update). Run on throw-away copies? No: the steps are
-    cheap and the parameters only move by two small SGD steps before timing."""
+    first step's gradients and update). This runs on the timed models themselves: they
+    only move by two small SGD steps before timing."""
     if not w.check:
         return ""
     set_training = sides.get("_set_training")
