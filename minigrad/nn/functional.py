@@ -38,13 +38,22 @@ def _const(array):
 # The op rows
 # --------------------------------------------------------------------------------------
 
-addmm_op = Op("addmm", "AddmmBackward0",
-              lambda bias, mat1, mat2, beta, alpha: beta * bias + alpha * (mat1 @ mat2),
+def _addmm_forward(bias, mat1, mat2, beta, alpha):
+    out = mat1 @ mat2
+    if alpha != 1:
+        out *= alpha
+    out += bias if beta == 1 else beta * bias       # in place: no extra full-size temporaries
+    return out
+
+
+addmm_op = Op("addmm", "AddmmBackward0", _addmm_forward,
               ("self", "mat1", "mat2"),
               saves={"mat1": "mat2", "mat2": "mat1"},
               grads={"self": lambda g, s: g * s.beta if s.beta != 1 else g,
                      "mat1": lambda g, s: g.mm(s.mat2.t()) * s.alpha if s.alpha != 1 else g.mm(s.mat2.t()),
-                     "mat2": lambda g, s: s.mat1.t().mm(g) * s.alpha if s.alpha != 1 else s.mat1.t().mm(g)})
+                     # (g.T @ mat1).T rather than mat1.T @ g, as PyTorch's mm_mat2_backward:
+                     # mat2 is weight.T, so the weight's gradient comes out contiguous.
+                     "mat2": lambda g, s: (g.t().mm(s.mat1) * s.alpha if s.alpha != 1 else g.t().mm(s.mat1)).t()})
 
 
 def _im2col_forward(x, kernel_size, dilation, padding, stride, self_sym_sizes):
