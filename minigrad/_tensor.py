@@ -276,9 +276,8 @@ class Tensor:
         if grad is None:
             return
         if self._grad is None:
-            self._grad = Tensor._wrap(grad.data.copy())
-            if grad.requires_grad:
-                self._grad = grad.clone()
+            # clone() records CloneBackward0 under create_graph and is a plain copy otherwise
+            self._grad = grad.clone()
         else:
             self._grad = self._grad + grad
 
