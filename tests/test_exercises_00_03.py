@@ -1,0 +1,231 @@
+"""The checks of lessons 00-03: a right answer gets ✅, typical wrong answers get their
+specific ❌ message, a stub gets "not implemented yet", and no check ever raises."""
+import numpy as np
+import pytest
+
+import minigrad as torch
+from minigrad.exercises import lesson00, lesson01, lesson02, lesson03
+
+
+def stub(*args, **kwargs):
+    raise NotImplementedError("your code here")
+
+
+def verdict(check, answer, capsys):
+    result = check(answer)
+    printed = capsys.readouterr().out
+    assert printed.strip() == repr(result)
+    return result
+
+
+# --- lesson 00 ---------------------------------------------------------------------------
+def _reachable(t):
+    seen, stack = set(), [t.grad_fn]
+    while stack:
+        n = stack.pop()
+        if n is None or n in seen:
+            continue
+        seen.add(n)
+        stack.extend(c for c, _ in n.next_functions)
+    return seen
+
+
+def test_count_nodes(capsys):
+    assert verdict(lesson00.check_count_nodes, lambda t: len(_reachable(t)), capsys)
+    # counting edges instead of distinct nodes (x used twice counts AccumulateGrad twice)
+    def count_edges(t):
+        n, stack = 0, [t.grad_fn]
+        while stack:
+            node = stack.pop()
+            n += 1
+            stack.extend(c for c, _ in node.next_functions if c is not None)
+        return n
+    r = verdict(lesson00.check_count_nodes, count_edges, capsys)
+    assert not r and "(x used twice)" in r.message
+    assert "Did you count a node twice?" in r.message
+    r = verdict(lesson00.check_count_nodes,
+                lambda t: len([n for n in _reachable(t) if not hasattr(n, "variable")]), capsys)
+    assert not r and "forget the AccumulateGrad" in r.message
+    r = verdict(lesson00.check_count_nodes, stub, capsys)
+    assert not r and "not implemented yet" in r.message
+
+
+def test_find_leaves(capsys):
+    right = lambda t: [n.variable for n in _reachable(t) if hasattr(n, "variable")]
+    assert verdict(lesson00.check_find_leaves, right, capsys)
+    r = verdict(lesson00.check_find_leaves,
+                lambda t: [n.variable.detach().clone() for n in _reachable(t) if hasattr(n, "variable")],
+                capsys)
+    assert not r and "not the leaf object itself" in r.message
+    r = verdict(lesson00.check_find_leaves, lambda t: right(t)[:1], capsys)
+    assert not r and "fewer than" in r.message
+    r = verdict(lesson00.check_find_leaves, stub, capsys)
+    assert not r and "not implemented yet" in r.message
+
+
+# --- lesson 01 ---------------------------------------------------------------------------
+def topo(root):
+    order, seen = [], set()
+    def visit(n):
+        if n is None or n in seen:
+            return
+        seen.add(n)
+        for c, _ in n.next_functions:
+            visit(c)
+        order.append(n)
+    visit(root)
+    return order[::-1]
+
+
+def deps(root):
+    d, seen, stack = {}, {root}, [root]
+    while stack:
+        n = stack.pop()
+        for c, _ in n.next_functions:
+            if c is None:
+                continue
+            d[c] = d.get(c, 0) + 1
+            if c not in seen:
+                seen.add(c)
+                stack.append(c)
+    return d
+
+
+def engine_order(loss):
+    d, ready, out = deps(loss.grad_fn), [loss.grad_fn], []
+    while ready:
+        n = max(ready, key=lambda n: n._sequence_nr())
+        ready.remove(n)
+        out.append(n.name())
+        for c, _ in n.next_functions:
+            if c is not None:
+                d[c] -= 1
+                if d[c] == 0:
+                    ready.append(c)
+    return out
+
+
+def test_topo_order(capsys):
+    assert verdict(lesson01.check_topo_order, topo, capsys)
+    r = verdict(lesson01.check_topo_order, lambda root: topo(root)[::-1], capsys)
+    assert not r and "must start at the root" in r.message
+    r = verdict(lesson01.check_topo_order, lambda root: topo(root)[:-1], capsys)
+    assert not r and "is missing from your order" in r.message
+    r = verdict(lesson01.check_topo_order, stub, capsys)
+    assert not r and "not implemented yet" in r.message
+
+
+def test_count_dependencies(capsys):
+    assert verdict(lesson01.check_count_dependencies, deps, capsys)
+    def once_per_child(root):            # a set of children: x * x counts once
+        d = {}
+        for n in topo(root):
+            for c in {c for c, _ in n.next_functions if c is not None}:
+                d[c] = d.get(c, 0) + 1
+        return d
+    r = verdict(lesson01.check_count_dependencies, once_per_child, capsys)
+    assert not r and "(x used twice)" in r.message and "counts twice" in r.message
+    r = verdict(lesson01.check_count_dependencies, lambda root: [], capsys)
+    assert not r and "expected a dict" in r.message
+    r = verdict(lesson01.check_count_dependencies, stub, capsys)
+    assert not r and "not implemented yet" in r.message
+
+
+def test_engine_order(capsys):
+    assert verdict(lesson01.check_engine_order, engine_order, capsys)
+    r = verdict(lesson01.check_engine_order, lambda loss: [n.name() for n in topo(loss.grad_fn)], capsys)
+    assert not r and "entry 2 is 'SinBackward0', expected 'ExpBackward0'" in r.message
+    assert "highest _sequence_nr()" in r.message
+    r = verdict(lesson01.check_engine_order, stub, capsys)
+    assert not r and "not implemented yet" in r.message
+
+
+# --- lesson 02 ---------------------------------------------------------------------------
+def make_clip_hook(max_norm):
+    def hook(g):
+        norm = g.pow(2).sum().sqrt().item()
+        return g * (max_norm / norm) if norm > max_norm else None
+    return hook
+
+
+def test_clip_hook(capsys):
+    assert verdict(lesson02.check_clip_hook, make_clip_hook, capsys)
+    r = verdict(lesson02.check_clip_hook, lambda m: (lambda g: g.clamp(-m, m)), capsys)
+    assert not r and "right shape but wrong values at index 0" in r.message and "clamp" in r.message
+    r = verdict(lesson02.check_clip_hook, lambda m: (lambda g: g * (m / g.pow(2).sum().sqrt().item())), capsys)
+    assert not r and "must stay unchanged" in r.message
+    r = verdict(lesson02.check_clip_hook, lambda m: (lambda g: torch.ones(1)), capsys)
+    assert not r and "has changed the size of value" in r.message
+    r = verdict(lesson02.check_clip_hook, stub, capsys)
+    assert not r and "not implemented yet" in r.message
+
+
+def test_attach_logger(capsys):
+    assert verdict(lesson02.check_attach_logger,
+                   lambda t, log: t.register_hook(lambda g: log.append(g.clone())), capsys)
+    r = verdict(lesson02.check_attach_logger,
+                lambda t, log: (t.register_hook(lambda g: log.append(g.clone())),
+                                t.register_hook(lambda g: log.append(g.clone())))[0], capsys)
+    assert not r and "fired 2 times, expected once" in r.message
+    r = verdict(lesson02.check_attach_logger,
+                lambda t, log: t.register_hook(lambda g: log.append(g.clone()) or g * 2), capsys)
+    assert not r and "must not change the gradient" in r.message
+    r = verdict(lesson02.check_attach_logger,
+                lambda t, log: t.register_hook(lambda g: log.append(g)) and None, capsys)
+    assert not r and "return the handle" in r.message
+    r = verdict(lesson02.check_attach_logger, stub, capsys)
+    assert not r and "not implemented yet" in r.message
+
+
+def test_predict_chain(capsys):
+    def chain(g, hooks):
+        for h in hooks:
+            r = h(g)
+            g = g if r is None else r
+        return g
+    assert verdict(lesson02.check_predict_chain, chain, capsys)
+    r = verdict(lesson02.check_predict_chain, lambda g, hooks: chain(g, hooks[::-1]), capsys)
+    assert not r and "LIFO" in r.message and "wrong values at index 0" in r.message
+    r = verdict(lesson02.check_predict_chain, stub, capsys)
+    assert not r and "not implemented yet" in r.message
+
+
+# --- lesson 03 ---------------------------------------------------------------------------
+def test_grad_bytes(capsys):
+    right = lambda ps: sum(p.grad.numel() * p.grad.element_size() for p in ps if p.grad is not None)
+    assert verdict(lesson03.check_grad_bytes, right, capsys)
+    r = verdict(lesson03.check_grad_bytes, lambda ps: sum(p.grad.numel() for p in ps if p.grad is not None), capsys)
+    assert not r and "got 17, expected 68" in r.message and "count of elements" in r.message
+    r = verdict(lesson03.check_grad_bytes, lambda ps: sum(4 * p.grad.numel() for p in ps if p.grad is not None), capsys)
+    assert not r and "float64 elements take 8 bytes" in r.message
+    r = verdict(lesson03.check_grad_bytes, lambda ps: sum(p.grad.nbytes for p in ps), capsys)
+    assert not r and "raised AttributeError" in r.message
+    r = verdict(lesson03.check_grad_bytes, stub, capsys)
+    assert not r and "not implemented yet" in r.message
+
+
+def test_attach_sgd(capsys):
+    def right(ps, lr):
+        def step(p):
+            p.sub_(lr * p.grad)
+            p.grad = None
+        return [p.register_post_accumulate_grad_hook(step) for p in ps]
+    assert verdict(lesson03.check_attach_sgd, right, capsys)
+
+    def keeps_grad(ps, lr):
+        return [p.register_post_accumulate_grad_hook(lambda p: p.sub_(lr * p.grad)) for p in ps]
+    r = verdict(lesson03.check_attach_sgd, keeps_grad, capsys)
+    assert not r and "still held after backward" in r.message
+
+    def wrong_sign(ps, lr):
+        def step(p):
+            p.add_(lr * p.grad)
+            p.grad = None
+        return [p.register_post_accumulate_grad_hook(step) for p in ps]
+    r = verdict(lesson03.check_attach_sgd, wrong_sign, capsys)
+    assert not r and "parameter 0 after one backward has the right shape but wrong values" in r.message
+
+    r = verdict(lesson03.check_attach_sgd, lambda ps, lr: None, capsys)
+    assert not r and "returned 0 handles, expected 4" in r.message
+    r = verdict(lesson03.check_attach_sgd, stub, capsys)
+    assert not r and "not implemented yet" in r.message
