@@ -496,6 +496,12 @@ class Tensor:
                                                            "self_sym_sizes": self.data.shape})
         return MinMaxResult(values, indices)
 
+    def norm(self, p=2):
+        """``Tensor.norm()``: the Euclidean norm of all elements (``p=2`` only)."""
+        if p != 2:
+            raise NotImplementedError("minigrad's norm supports p=2 only")
+        return apply_op(ops.norm, (self,))
+
     def argmax(self, dim=None, keepdim=False):
         data = self.data.argmax() if dim is None else self.data.argmax(axis=dim)
         if keepdim and dim is not None:
