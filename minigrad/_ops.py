@@ -209,11 +209,7 @@ norm = Op("linalg_vector_norm", "LinalgVectorNormBackward0",
                  else g * s.self * 0.0})
 softmax = Op("_softmax", "SoftmaxBackward0", _quiet(_softmax), saves={"result": None},
              grads={"self": lambda g, s: s.result * (g - (g * s.result).sum(s.dim, keepdim=True))})
-log_norm = Op("linalg_vector_norm", "LinalgVectorNormBackward0",
-          _quiet(lambda x: np.sqrt(np.sum(x * x))), saves={"self": None, "result": None},
-          grads={"self": lambda g, s: g * s.self / s.result if float(s.result.data) != 0.0
-                 else g * s.self * 0.0})
-softmax = Op("_log_softmax", "LogSoftmaxBackward0", _quiet(_log_softmax), saves={"result": None},
+log_softmax = Op("_log_softmax", "LogSoftmaxBackward0", _quiet(_log_softmax), saves={"result": None},
                  grads={"self": lambda g, s: g - s.result.exp() * g.sum(s.dim, keepdim=True)})
 
 # --- shapes --------------------------------------------------------------------------
