@@ -92,10 +92,10 @@ class OpNode(Node):
         ctx = _Saved(self)
         formulas = op.grads
         if op.inputs is None:           # variadic (cat, stack): formula(g, ctx, index)
-            return tuple(formulas(grad, ctx, i) if needed else None
-                         for i, needed in enumerate(needs_input_grad))
-        return tuple(formulas[name](grad, ctx) if needed else None
-                     for name, needed in zip(op.inputs, needs_input_grad))
+            return [formulas(grad, ctx, i) if needed else None
+                    for i, needed in enumerate(needs_input_grad)]
+        return [formulas[name](grad, ctx) if needed else None
+                for name, needed in zip(op.inputs, needs_input_grad)]
 
 
 def _edge(t):

@@ -294,8 +294,8 @@ def _needs_input_grad(task, fn):
     if task.exec_info is None:
         return fn._default_needs()
     info = task.exec_info
-    return tuple(nxt is not None and nxt in info and info[nxt].should_execute()
-                 for nxt, _ in fn.next_functions)
+    return tuple([nxt is not None and nxt in info and info[nxt].should_execute()
+                  for nxt, _ in fn.next_functions])
 
 
 def _call_function(task, fn, inputs):
@@ -312,7 +312,9 @@ def _call_function(task, fn, inputs):
     had_post_hooks = bool(fn._post_hooks)
     grad_outputs = tuple(inputs)
     try:
-        outputs = list(fn.apply(grad_outputs, _needs_input_grad(task, fn)))
+        outputs = fn.apply(grad_outputs, _needs_input_grad(task, fn))
+        if type(outputs) is not list:       # nodes may return any sequence; we edit it in place
+            outputs = list(outputs)
     except Exception:
         if is_anomaly_enabled():
             warnings.warn(f"Error detected in {fn.name()}. No forward pass information available. "

@@ -157,7 +157,7 @@ class Node:
         """Which outputs to compute when every next edge is wanted (cached)."""
         needs = self.__dict__.get("_needs")
         if needs is None:
-            needs = self._needs = tuple(nxt is not None for nxt, _ in self.next_functions)
+            needs = self._needs = tuple([nxt is not None for nxt, _ in self.next_functions])
         return needs
 
     def __call__(self, *grad_outputs):
