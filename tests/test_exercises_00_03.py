@@ -7,15 +7,7 @@ import minigrad as torch
 from minigrad.exercises import lesson00, lesson01, lesson02, lesson03
 
 
-def stub(*args, **kwargs):
-    raise NotImplementedError("your code here")
-
-
-def verdict(check, answer, capsys):
-    result = check(answer)
-    printed = capsys.readouterr().out
-    assert printed.strip() == repr(result)
-    return result
+from exercise_support import stub, verdict
 
 
 # --- lesson 00 ---------------------------------------------------------------------------
