@@ -1,7 +1,5 @@
 """The checks of lessons 00-03: a right answer gets ✅, typical wrong answers get their
 specific ❌ message, a stub gets "not implemented yet", and no check ever raises."""
-import numpy as np
-import pytest
 
 import minigrad as torch
 from minigrad.exercises import lesson00, lesson01, lesson02, lesson03

@@ -1,7 +1,6 @@
 """The exercise checks of lessons 04-07: a right answer gets ✅, typical wrong answers get
 a specific ❌, a stub gets "not implemented yet", and no check ever raises."""
 import numpy as np
-import pytest
 
 import minigrad as torch
 from minigrad.viz import graph_nodes

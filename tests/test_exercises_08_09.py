@@ -1,8 +1,6 @@
 """The exercise checks of lessons 08-09: a right answer gets ✅, typical wrong answers get
 a specific ❌, a stub gets "not implemented yet", and no check ever raises."""
-import numpy as np
 
-import minigrad as torch
 from minigrad.nn.modules import module as module_mod
 
 
@@ -189,7 +187,7 @@ def make_counter(factor=2, remove=True, with_bias=False, ops=FLOP_OPS):
             if name == "relu":
                 f = out.numel()
             elif name == "convolution":
-                inp, weight = args[0], args[1]
+                weight = args[1]
                 n, cout, h, w = out.shape
                 f = factor * n * cout * h * w * weight.shape[1] * weight.shape[2] * weight.shape[3]
             else:

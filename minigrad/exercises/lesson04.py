@@ -8,7 +8,6 @@ import numpy as np
 
 from .. import autograd
 from .._creation import tensor
-from ..grad_mode import no_grad
 from . import Result, compare_values, run_check
 
 __all__ = ["check_find_failing_node", "check_scale_post_hook", "check_replay"]

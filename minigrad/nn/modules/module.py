@@ -18,14 +18,12 @@ Hooks live in ordered dicts keyed by their handle's id, and every loop iterates 
 adds another during a call does not change that call (SEMANTICS s57).
 """
 import functools
-import itertools
 import warnings
 import weakref
 from collections import OrderedDict, namedtuple
 
 import numpy as np
 
-from ... import grad_mode
 from ..._tensor import Tensor
 from ...utils.hooks import BackwardHook, RemovableHandle
 from ..parameter import Parameter
