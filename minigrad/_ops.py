@@ -16,10 +16,6 @@ from . import _tensor     # read at call time (import cycle)
 from ._dispatch import Op, apply_op
 
 
-def _zeros_like(t):
-    return _tensor.Tensor._wrap(np.zeros_like(t.data))
-
-
 def _mask(bool_array, like):
     """A constant float tensor (no graph) from a numpy boolean mask."""
     return _tensor.Tensor._wrap(bool_array.astype(like.data.dtype))
@@ -45,7 +41,7 @@ def _select_backward(g, s):
     onehot = np.zeros(s.self_sym_sizes, dtype=bool)
     np.put_along_axis(onehot, idx, True, axis=s.dim)
     gk = g if s.keepdim else g.unsqueeze(s.dim)
-    return gk * _tensor.Tensor._wrap(onehot.astype(g.data.dtype))
+    return gk * _mask(onehot, g)
 
 
 def _max_dim_forward(x, dim, keepdim, self_sym_sizes, reduce=np.argmax):
@@ -79,10 +75,6 @@ def _softmax(x, dim):
 def _log_softmax(x, dim):
     shifted = x - x.max(axis=dim, keepdims=True)
     return shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
-
-
-def g_any(grads):
-    return next(g for g in grads if g is not None)
 
 
 def _quiet(fn):
@@ -249,18 +241,17 @@ stack = Op("stack", "StackBackward0", lambda *xs, dim: np.ascontiguousarray(np.s
 
 
 def _stack_or_zeros(grads, dim):
+    """unbind's backward: outputs that got no gradient contribute zeros."""
     from ._creation import stack as stack_fn
-    like = g_any(grads)
-    return stack_fn([g if g is not None else _zeros_like(like) for g in grads], dim)
+    like = next(g for g in grads if g is not None)
+    zeros = _tensor.Tensor._wrap(np.zeros_like(like.data))
+    return stack_fn([g if g is not None else zeros for g in grads], dim)
 
 
 # --- indexing ---------------------------------------------------------------------------
 def _index_backward(g, s):
-    return apply_index_put(g, s.index, s.self_sym_sizes)
-
-
-def apply_index_put(g, index, shape):
-    return apply_op(index_put_zeros, (g,), {"index": index, "shape": shape})
+    """Scatter ``g`` into zeros of the input's shape (``index_put``, accumulating)."""
+    return apply_op(index_put_zeros, (g,), {"index": s.index, "shape": s.self_sym_sizes})
 
 
 def _index_put_zeros_forward(g, index, shape):
