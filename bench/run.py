@@ -108,6 +108,21 @@ class Workload:
         self.note = note
 
 
+def _minigrad_sgd_step(model, x, y):
+    """One minigrad training step (zero_grad, cross-entropy, backward, SGD step) as a
+    callable returning the loss."""
+    opt = mg.optim.SGD(model.parameters(), lr=LR)
+    mx, my = mg.from_numpy(x.copy()), mg.from_numpy(y.copy())
+
+    def step():
+        opt.zero_grad()
+        loss = mg.nn.functional.cross_entropy(model(mx), my)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
 def build_mlp(act):
     def build():
         batch, sizes = 64, (784, 256, 256, 10)
@@ -121,16 +136,7 @@ def build_mlp(act):
         Act = mg.nn.ReLU if act == "relu" else mg.nn.Tanh
         model = mg.nn.Sequential(mg.nn.Linear(784, 256), Act(), mg.nn.Linear(256, 256), Act(),
                                  mg.nn.Linear(256, 10))
-        opt = mg.optim.SGD(model.parameters(), lr=LR)
-        mx, my = mg.from_numpy(x.copy()), mg.from_numpy(y.copy())
-
-        def step_mg():
-            opt.zero_grad()
-            loss = mg.nn.functional.cross_entropy(model(mx), my)
-            loss.backward()
-            opt.step()
-            return loss
-        sides["minigrad"] = step_mg
+        sides["minigrad"] = _minigrad_sgd_step(model, x, y)
         init = [np.array(p.data, copy=True) for p in model.parameters()]
 
         # torch
@@ -235,16 +241,7 @@ def build_cnn():
     sides = {}
 
     model = mg.models.make_cnn()                               # seeds minigrad itself
-    opt = mg.optim.SGD(model.parameters(), lr=LR)
-    mx, my = mg.from_numpy(x.copy()), mg.from_numpy(y.copy())
-
-    def step_mg():
-        opt.zero_grad()
-        loss = mg.nn.functional.cross_entropy(model(mx), my)
-        loss.backward()
-        opt.step()
-        return loss
-    sides["minigrad"] = step_mg
+    sides["minigrad"] = _minigrad_sgd_step(model, x, y)
     init = [np.array(p.data, copy=True) for p in model.parameters()]
     # The sides draw different dropout masks, so the loss check runs in eval mode.
     modes = [model]
