@@ -69,7 +69,7 @@ def _copy_params(mg_params, torch_params):
     with torch.no_grad():
         for p, q in zip(mg_params, torch_params):
             assert tuple(p.shape) == tuple(q.shape), (p.shape, q.shape)
-            q.copy_(torch.from_numpy(np.array(p.data)))
+            q.copy_(torch.from_numpy(np.array(p.detach().numpy())))
 
 
 def _item(loss):
@@ -137,7 +137,7 @@ def build_mlp(act):
         model = mg.nn.Sequential(mg.nn.Linear(784, 256), Act(), mg.nn.Linear(256, 256), Act(),
                                  mg.nn.Linear(256, 10))
         sides["minigrad"] = _minigrad_sgd_step(model, x, y)
-        init = [np.array(p.data, copy=True) for p in model.parameters()]
+        init = [np.array(p.detach().numpy(), copy=True) for p in model.parameters()]
 
         # torch
         if torch is not None:
@@ -236,13 +236,13 @@ def _noop_hook(grad):
 def build_cnn():
     batch = 64
     images, targets = mg.models.load_split("train")
-    x = np.ascontiguousarray(images.data[:batch])            # [64, 1, 8, 8] float32
-    y = np.asarray(targets.data[:batch], dtype=np.int64)
+    x = np.ascontiguousarray(images.detach().numpy()[:batch])            # [64, 1, 8, 8] float32
+    y = np.asarray(targets.detach().numpy()[:batch], dtype=np.int64)
     sides = {}
 
     model = mg.models.make_cnn()                               # seeds minigrad itself
     sides["minigrad"] = _minigrad_sgd_step(model, x, y)
-    init = [np.array(p.data, copy=True) for p in model.parameters()]
+    init = [np.array(p.detach().numpy(), copy=True) for p in model.parameters()]
     # The sides draw different dropout masks, so the loss check runs in eval mode.
     modes = [model]
 
@@ -468,7 +468,7 @@ def measure_memory(width=256, depth=16, batch=64):
         loss.backward()
         if not in_backward:
             opt.step()
-        grads_alive = sum(p.grad.data.nbytes for p in params if p.grad is not None)
+        grads_alive = sum(p.grad.detach().numpy().nbytes for p in params if p.grad is not None)
         peak = tracemalloc.get_traced_memory()[1] - base
         tracemalloc.stop()
         for h in handles:

@@ -54,15 +54,15 @@ def full(size, fill_value, dtype=None, requires_grad=False, device=None):
 
 
 def zeros_like(t, dtype=None, requires_grad=False):
-    return _new(np.zeros(t.data.shape), dtype or t.dtype, requires_grad)
+    return _new(np.zeros(t._array.shape), dtype or t.dtype, requires_grad)
 
 
 def ones_like(t, dtype=None, requires_grad=False):
-    return _new(np.ones(t.data.shape), dtype or t.dtype, requires_grad)
+    return _new(np.ones(t._array.shape), dtype or t.dtype, requires_grad)
 
 
 def full_like(t, fill_value, dtype=None, requires_grad=False):
-    return _new(np.full(t.data.shape, fill_value, dtype=np.float64), dtype or t.dtype, requires_grad)
+    return _new(np.full(t._array.shape, fill_value, dtype=np.float64), dtype or t.dtype, requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None):
@@ -114,14 +114,14 @@ def as_tensor(data, dtype=None):
 # --- functions of the top-level namespace -----------------------------------------------
 def stack(tensors, dim=0):
     tensors = tuple(tensors)
-    dim = dim % (tensors[0].data.ndim + 1)
+    dim = dim % (tensors[0]._array.ndim + 1)
     return apply_op(ops.stack, tensors, {"dim": dim})
 
 
 def cat(tensors, dim=0):
     tensors = tuple(tensors)
-    dim = dim % tensors[0].data.ndim
-    return apply_op(ops.cat, tensors, {"dim": dim, "sizes": tuple(t.data.shape[dim] for t in tensors)})
+    dim = dim % tensors[0]._array.ndim
+    return apply_op(ops.cat, tensors, {"dim": dim, "sizes": tuple(t._array.shape[dim] for t in tensors)})
 
 
 def where(condition, input, other):
@@ -141,11 +141,11 @@ mm = matmul
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return bool(np.allclose(input.data, _as_tensor(other).data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return bool(np.allclose(input._array, _as_tensor(other)._array, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def equal(input, other):
-    return input.data.shape == other.data.shape and bool(np.array_equal(input.data, other.data))
+    return input._array.shape == other._array.shape and bool(np.array_equal(input._array, other._array))
 
 
 def numel(input):

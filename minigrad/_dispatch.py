@@ -112,7 +112,7 @@ def _result_dtype_fix(out, tensors):
     # numpy promotes int64 with float32 (and exp of ints) to float64; PyTorch gives the
     # default dtype, float32, unless a float64 tensor took part.
     if out.dtype == np.float64 and not any(
-            t._wrapped is None and t.data.dtype == np.float64 for t in tensors):
+            t._wrapped is None and t._array.dtype == np.float64 for t in tensors):
         return out.astype(np.float32)
     return out
 
@@ -123,7 +123,7 @@ def apply_op(op, tensors, attrs=None):
     attrs = attrs or {}
     if graph._op_forward_pre_hooks:
         tensors = graph.run_op_forward_pre_hooks(op.name, tensors)
-    arrays = [t._wrapped if t._wrapped is not None else t.data for t in tensors]
+    arrays = [t._wrapped if t._wrapped is not None else t._array for t in tensors]
     raw = op.forward(*arrays, **attrs)
     if op.casts:
         outputs = (_tensor.Tensor._wrap(raw),)
@@ -152,11 +152,11 @@ def _record(op, tensors, attrs, outputs):
     """Create the backward node of one op application and save what it needs."""
     node = OpNode(op, [_edge(t) for t in tensors], attrs)
     for i, out in enumerate(outputs):
-        if out.data.dtype.kind == "f":
+        if out._array.dtype.kind == "f":
             out._requires_grad = True
             out.grad_fn = node
             out._output_nr = i
-        node._input_metadata.append((out.data.shape, out.data.dtype))
+        node._input_metadata.append((out._array.shape, out._array.dtype))
     if op.saves:
         names = op.inputs
         for saved_name, needed_by in op.saves.items():

@@ -40,7 +40,7 @@ def _nest(texts, indent):
 
 
 def tensor_repr(t):
-    data = t.data
+    data = t._array
     body = _nest(_format_elements(data), len("tensor(")) if data.size else "[]"
     if data.size == 0 and data.ndim > 1:
         body = "[]"

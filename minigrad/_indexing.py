@@ -16,7 +16,7 @@ from ._dispatch import apply_op
 def _normalize(key):
     from ._tensor import Tensor
     if isinstance(key, Tensor):
-        return key.data
+        return key._array
     if isinstance(key, list):
         return np.asarray(key)
     if isinstance(key, tuple):
@@ -54,9 +54,9 @@ def getitem(t, key):
     try:
         steps = _basic_steps(key)
         if steps is None or len(steps) < 2:
-            return apply_op(_op_for(key), (t,), {"index": key, "self_sym_sizes": t.data.shape})
+            return apply_op(_op_for(key), (t,), {"index": key, "self_sym_sizes": t._array.shape})
         for step in steps:
-            t = apply_op(_op_for(step), (t,), {"index": step, "self_sym_sizes": t.data.shape})
+            t = apply_op(_op_for(step), (t,), {"index": step, "self_sym_sizes": t._array.shape})
         return t
     except IndexError as exc:       # numpy says "axis", PyTorch "dimension"
         raise IndexError(str(exc).replace(" for axis ", " for dimension ")) from None
@@ -65,7 +65,7 @@ def getitem(t, key):
 def setitem(t, key, value):
     from ._tensor import Tensor
     key = _normalize(key)
-    value_data = value.data if isinstance(value, Tensor) else value
+    value_data = value._array if isinstance(value, Tensor) else value
     recording = grad_mode.is_grad_enabled() and (
         t.requires_grad or (isinstance(value, Tensor) and value.requires_grad))
     if recording:
@@ -73,5 +73,5 @@ def setitem(t, key, value):
             "minigrad does not record item assignment (tensor[key] = value) in the graph "
             "(PyTorch records it as CopySlices). Build the result out of place instead, "
             "e.g. with minigrad.where or masked_fill, or assign under minigrad.no_grad().")
-    t.data[key] = value_data
+    t._array[key] = value_data
     t._version_counter[0] += 1

@@ -18,7 +18,7 @@ from ._dispatch import Op, apply_op
 
 def _mask(bool_array, like):
     """A constant float tensor (no graph) from a numpy boolean mask."""
-    return _tensor.Tensor._wrap(bool_array.astype(like.data.dtype))
+    return _tensor.Tensor._wrap(bool_array.astype(like._array.dtype))
 
 
 def _restore_dims(g, s):
@@ -31,13 +31,13 @@ def _restore_dims(g, s):
 
 def _max_full_backward(g, s):
     # PyTorch's evenly_distribute_backward: ties share the gradient equally.
-    hit = s.self.data == s.result.data
+    hit = s.self._array == s.result._array
     return g * _mask(hit, g) / float(hit.sum())
 
 
 def _select_backward(g, s):
     # The gradient flows back only to the selected index along ``dim``.
-    idx = s.indices.data if s.keepdim else np.expand_dims(s.indices.data, s.dim)
+    idx = s.indices._array if s.keepdim else np.expand_dims(s.indices._array, s.dim)
     onehot = np.zeros(s.self_sym_sizes, dtype=bool)
     np.put_along_axis(onehot, idx, True, axis=s.dim)
     gk = g if s.keepdim else g.unsqueeze(s.dim)
@@ -58,7 +58,7 @@ def _clamp_forward(x, min=None, max=None):
 
 
 def _clamp_backward(g, s):
-    x = s.self.data
+    x = s.self._array
     keep = np.ones(x.shape, dtype=bool)
     if s.min is not None:
         keep &= x >= s.min
@@ -136,17 +136,17 @@ pow_scalar_base = Op("pow", "PowBackward2", _quiet(lambda e, self: np.power(self
                      grads={"exponent": lambda g, s: g * s.result * float(np.log(s.self))})
 maximum = Op("maximum", "MaximumBackward0", np.maximum, ("self", "other"),
              saves={"self": None, "other": None},
-             grads={"self": lambda g, s: g * _mask(s.self.data > s.other.data, g)
-                    + g * _mask(s.self.data == s.other.data, g) * 0.5,
-                    "other": lambda g, s: g * _mask(s.other.data > s.self.data, g)
-                    + g * _mask(s.self.data == s.other.data, g) * 0.5})
-where = Op("where", "WhereBackward0", lambda a, b, condition: np.where(condition.data, a, b),
+             grads={"self": lambda g, s: g * _mask(s.self._array > s.other._array, g)
+                    + g * _mask(s.self._array == s.other._array, g) * 0.5,
+                    "other": lambda g, s: g * _mask(s.other._array > s.self._array, g)
+                    + g * _mask(s.self._array == s.other._array, g) * 0.5})
+where = Op("where", "WhereBackward0", lambda a, b, condition: np.where(condition._array, a, b),
            ("self", "other"),
-           grads={"self": lambda g, s: g * _mask(np.broadcast_to(s.condition.data, g.data.shape), g),
-                  "other": lambda g, s: g * _mask(~np.broadcast_to(s.condition.data, g.data.shape), g)})
+           grads={"self": lambda g, s: g * _mask(np.broadcast_to(s.condition._array, g._array.shape), g),
+                  "other": lambda g, s: g * _mask(~np.broadcast_to(s.condition._array, g._array.shape), g)})
 masked_fill = Op("masked_fill", "MaskedFillBackward0",
-                 lambda x, mask, value: np.where(mask.data, np.asarray(value, dtype=x.dtype), x),
-                 grads={"self": lambda g, s: g * _mask(~np.broadcast_to(s.mask.data, g.data.shape), g)})
+                 lambda x, mask, value: np.where(mask._array, np.asarray(value, dtype=x.dtype), x),
+                 grads={"self": lambda g, s: g * _mask(~np.broadcast_to(s.mask._array, g._array.shape), g)})
 
 # --- elementwise functions ------------------------------------------------------------------
 exp = Op("exp", "ExpBackward0", _precise(np.exp), saves={"result": None},
@@ -158,7 +158,7 @@ tanh = Op("tanh", "TanhBackward0", _precise(np.tanh), saves={"result": None},
 sigmoid = Op("sigmoid", "SigmoidBackward0", _precise(lambda x: 1.0 / (1.0 + np.exp(-x))), saves={"result": None},
              grads={"self": lambda g, s: g * s.result * (1 - s.result)})
 relu = Op("relu", "ReluBackward0", lambda x: np.maximum(x, 0).astype(x.dtype), saves={"result": None},
-          grads={"self": lambda g, s: g * _mask(s.result.data > 0, g)})
+          grads={"self": lambda g, s: g * _mask(s.result._array > 0, g)})
 abs = Op("abs", "AbsBackward0", np.abs, saves={"self": None},
          grads={"self": lambda g, s: g * s.self.sign()})
 sqrt = Op("sqrt", "SqrtBackward0", _quiet(np.sqrt), saves={"result": None},
@@ -197,7 +197,7 @@ min_dim = Op("min", "MinBackward0", lambda x, **kw: _max_dim_forward(x, reduce=n
 
 norm = Op("linalg_vector_norm", "LinalgVectorNormBackward0",
           _quiet(lambda x: np.sqrt(np.sum(x * x))), saves={"self": None, "result": None},
-          grads={"self": lambda g, s: g * s.self / s.result if float(s.result.data) != 0.0
+          grads={"self": lambda g, s: g * s.self / s.result if float(s.result._array) != 0.0
                  else g * s.self * 0.0})
 softmax = Op("_softmax", "SoftmaxBackward0", _quiet(_softmax), saves={"result": None},
              grads={"self": lambda g, s: s.result * (g - (g * s.result).sum(s.dim, keepdim=True))})
@@ -244,7 +244,7 @@ def _stack_or_zeros(grads, dim):
     """unbind's backward: outputs that got no gradient contribute zeros."""
     from ._creation import stack as stack_fn
     like = next(g for g in grads if g is not None)
-    zeros = _tensor.Tensor._wrap(np.zeros_like(like.data))
+    zeros = _tensor.Tensor._wrap(np.zeros_like(like._array))
     return stack_fn([g if g is not None else zeros for g in grads], dim)
 
 

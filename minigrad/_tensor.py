@@ -35,12 +35,12 @@ def _as_tensor(value, like=None):
 
 
 class Tensor:
-    """``torch.Tensor`` on top of a numpy array (``.data``)."""
+    """``torch.Tensor`` on top of a numpy array (``._array``)."""
 
     # Every tensor has data and a version counter (shared by views). The autograd state
     # below starts as class-level defaults and becomes an instance attribute only when
     # set: most tensors never get hooks, and creating tensors is the hot path.
-    __slots__ = ("data", "_version_counter", "__weakref__", "__dict__")
+    __slots__ = ("_array", "_version_counter", "__weakref__", "__dict__")
     __array_priority__ = 1000       # numpy scalars on the left defer to our operators
     __hash__ = object.__hash__      # hashed by identity, like torch.Tensor
 
@@ -57,7 +57,7 @@ class Tensor:
 
     def __init__(self, data, dtype=None, requires_grad=False):
         t = tensor(data, dtype=dtype, requires_grad=requires_grad)
-        self.data = t.data
+        self._array = t._array
         self._version_counter = [0]
         self.requires_grad = t.requires_grad
 
@@ -65,36 +65,36 @@ class Tensor:
     def _wrap(cls, data, version_counter=None):
         """A new tensor around an existing array (no copy, no graph)."""
         t = object.__new__(cls)
-        t.data = data
+        t._array = data
         t._version_counter = version_counter if version_counter is not None else [0]
         return t
 
     # --- basic properties --------------------------------------------------------------
     @property
     def shape(self):
-        return Size(self.data.shape)
+        return Size(self._array.shape)
 
     def size(self, dim=None):
-        return self.shape if dim is None else self.data.shape[dim]
+        return self.shape if dim is None else self._array.shape[dim]
 
     def dim(self):
-        return self.data.ndim
+        return self._array.ndim
 
     ndim = property(dim)
 
     def numel(self):
-        return int(self.data.size)
+        return int(self._array.size)
 
     def element_size(self):
         """``Tensor.element_size()``: bytes per element (4 for float32)."""
-        return int(self.data.itemsize)
+        return int(self._array.itemsize)
 
     itemsize = property(element_size)
-    nbytes = property(lambda self: int(self.data.nbytes))
+    nbytes = property(lambda self: int(self._array.nbytes))
 
     @property
     def dtype(self):
-        return dtypes.from_numpy_dtype(self.data.dtype)
+        return dtypes.from_numpy_dtype(self._array.dtype)
 
     @property
     def device(self):
@@ -105,6 +105,22 @@ class Tensor:
         return self.grad_fn is None
 
     @property
+    def data(self):
+        """``Tensor.data``: this tensor's storage seen as a new tensor that autograd does
+        not track: no ``grad_fn``, ``requires_grad=False`` and a version counter of its
+        own, so in-place writes through it are invisible to autograd's checks (which is
+        why PyTorch now recommends ``detach()``, which shares the version counter)."""
+        return Tensor._wrap(self._array)
+
+    @data.setter
+    def data(self, value):
+        """``x.data = y``: ``x`` now uses ``y``'s storage (shape and dtype included);
+        its autograd state (``grad_fn``, hooks, version counter) stays as it was."""
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        self._array = value._array
+
+    @property
     def _version(self):
         return self._version_counter[0]
 
@@ -113,37 +129,43 @@ class Tensor:
         return self._retains_grad
 
     def is_floating_point(self):
-        return self.data.dtype.kind == "f"
+        return self._array.dtype.kind == "f"
 
     def numpy(self):
         if self.requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
-        return self.data
+        return self._array
+
+    def __array__(self, dtype=None, copy=None):
+        """``np.asarray(t)``: as in PyTorch, the same as ``t.numpy()`` (so it refuses a
+        tensor that requires grad)."""
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype, copy=False)
 
     def item(self):
-        if self.data.size != 1:
-            raise RuntimeError(f"a Tensor with {self.data.size} elements cannot be converted to Scalar")
-        return self.data.item()
+        if self._array.size != 1:
+            raise RuntimeError(f"a Tensor with {self._array.size} elements cannot be converted to Scalar")
+        return self._array.item()
 
     def tolist(self):
-        return self.data.tolist()
+        return self._array.tolist()
 
     def data_ptr(self):
-        return self.data.__array_interface__["data"][0]
+        return self._array.__array_interface__["data"][0]
 
     def __len__(self):
-        if self.data.ndim == 0:
+        if self._array.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
-        return self.data.shape[0]
+        return self._array.shape[0]
 
     def __iter__(self):
         return iter(self.unbind(0))
 
     def __bool__(self):
-        if self.data.size != 1:
+        if self._array.size != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-        return bool(self.data)
+        return bool(self._array)
 
     def __float__(self):
         return float(self.item())
@@ -166,12 +188,12 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
-        if value and self.data.dtype.kind != "f":
+        if value and self._array.dtype.kind != "f":
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad=True):
-        if requires_grad and self.data.dtype.kind != "f":
+        if requires_grad and self._array.dtype.kind != "f":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if not requires_grad and self.grad_fn is not None:
             raise RuntimeError(
@@ -288,7 +310,7 @@ class Tensor:
         autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
-        return Tensor._wrap(self.data, self._version_counter)
+        return Tensor._wrap(self._array, self._version_counter)
 
     def detach_(self):
         self.grad_fn = None
@@ -326,11 +348,11 @@ class Tensor:
                 "(PyTorch rewrites the base's graph with a CopySlices node). Write it out of "
                 "place instead, e.g. `y = y * 2` rather than `y.mul_(2)`, or clone the view first.")
         if recording:
-            source = Tensor._wrap(self.data.copy())
+            source = Tensor._wrap(self._array.copy())
             source._requires_grad = self._requires_grad
             source.grad_fn, source._output_nr = self.grad_fn, self._output_nr
         out = compute(source)
-        np.copyto(self.data, out.data, casting="unsafe")
+        np.copyto(self._array, out._array, casting="unsafe")
         self._version_counter[0] += 1
         if recording:
             old_node, old_nr = self.grad_fn, self._output_nr
@@ -369,14 +391,14 @@ class Tensor:
     def normal_(self, mean=0.0, std=1.0):
         from ._creation import _rng
         with grad_mode.no_grad():
-            self.data[...] = _rng().normal(mean, std, self.data.shape)
+            self._array[...] = _rng().normal(mean, std, self._array.shape)
         self._version_counter[0] += 1
         return self
 
     def uniform_(self, a=0.0, b=1.0):
         from ._creation import _rng
         with grad_mode.no_grad():
-            self.data[...] = _rng().uniform(a, b, self.data.shape)
+            self._array[...] = _rng().uniform(a, b, self._array.shape)
         self._version_counter[0] += 1
         return self
 
@@ -470,30 +492,30 @@ class Tensor:
     # reductions
     def sum(self, dim=None, keepdim=False):
         if dim is None:
-            return apply_op(ops.sum, (self,), {"self_sym_sizes": self.data.shape})
-        return apply_op(ops.sum_dim, (self,), {"dim": _dims(dim, self.data.ndim), "keepdim": keepdim,
-                                               "self_sym_sizes": self.data.shape})
+            return apply_op(ops.sum, (self,), {"self_sym_sizes": self._array.shape})
+        return apply_op(ops.sum_dim, (self,), {"dim": _dims(dim, self._array.ndim), "keepdim": keepdim,
+                                               "self_sym_sizes": self._array.shape})
 
     def mean(self, dim=None, keepdim=False):
         if dim is None:
-            return apply_op(ops.mean, (self,), {"self_sym_sizes": self.data.shape})
-        return apply_op(ops.mean_dim, (self,), {"dim": _dims(dim, self.data.ndim), "keepdim": keepdim,
-                                                "self_sym_sizes": self.data.shape})
+            return apply_op(ops.mean, (self,), {"self_sym_sizes": self._array.shape})
+        return apply_op(ops.mean_dim, (self,), {"dim": _dims(dim, self._array.ndim), "keepdim": keepdim,
+                                                "self_sym_sizes": self._array.shape})
 
     def max(self, dim=None, keepdim=False):
         if isinstance(dim, Tensor):
             return self.maximum(dim)
         if dim is None:
             return apply_op(ops.max, (self,))
-        values, indices = apply_op(ops.max_dim, (self,), {"dim": dim % max(self.data.ndim, 1), "keepdim": keepdim,
-                                                           "self_sym_sizes": self.data.shape})
+        values, indices = apply_op(ops.max_dim, (self,), {"dim": dim % max(self._array.ndim, 1), "keepdim": keepdim,
+                                                           "self_sym_sizes": self._array.shape})
         return MinMaxResult(values, indices)
 
     def min(self, dim=None, keepdim=False):
         if dim is None:
             return apply_op(ops.min, (self,))
-        values, indices = apply_op(ops.min_dim, (self,), {"dim": dim % max(self.data.ndim, 1), "keepdim": keepdim,
-                                                           "self_sym_sizes": self.data.shape})
+        values, indices = apply_op(ops.min_dim, (self,), {"dim": dim % max(self._array.ndim, 1), "keepdim": keepdim,
+                                                           "self_sym_sizes": self._array.shape})
         return MinMaxResult(values, indices)
 
     def norm(self, p=2):
@@ -503,16 +525,16 @@ class Tensor:
         return apply_op(ops.norm, (self,))
 
     def argmax(self, dim=None, keepdim=False):
-        data = self.data.argmax() if dim is None else self.data.argmax(axis=dim)
+        data = self._array.argmax() if dim is None else self._array.argmax(axis=dim)
         if keepdim and dim is not None:
             data = np.expand_dims(data, dim)
         return Tensor._wrap(np.asarray(data, dtype=np.int64))
 
     def softmax(self, dim):
-        return apply_op(ops.softmax, (self,), {"dim": dim % self.data.ndim})
+        return apply_op(ops.softmax, (self,), {"dim": dim % self._array.ndim})
 
     def log_softmax(self, dim):
-        return apply_op(ops.log_softmax, (self,), {"dim": dim % self.data.ndim})
+        return apply_op(ops.log_softmax, (self,), {"dim": dim % self._array.ndim})
 
     def masked_fill(self, mask, value):
         return apply_op(ops.masked_fill, (self,), {"mask": _as_tensor(mask), "value": float(value)})
@@ -520,7 +542,7 @@ class Tensor:
     # shapes
     def _target_shape(self, shape):
         shape = tuple(_shape_arg(shape))
-        size = self.data.size
+        size = self._array.size
         known = int(np.prod([d for d in shape if d != -1]))
         if shape.count(-1) > 1 or (-1 in shape and (known == 0 or size % known)) or \
                 (-1 not in shape and known != size):
@@ -531,74 +553,74 @@ class Tensor:
         """``Tensor.view``: the same data seen with a new shape (``ViewBackward0``). Like
         PyTorch, only for contiguous data; ``reshape`` copies when needed."""
         size = self._target_shape(shape)
-        if not self.data.flags.c_contiguous and size != self.data.shape:
+        if not self._array.flags.c_contiguous and size != self._array.shape:
             raise RuntimeError(
                 "view size is not compatible with input tensor's size and stride (at least one "
                 "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
-        return apply_op(ops.view, (self,), {"size": size, "self_sym_sizes": self.data.shape})
+        return apply_op(ops.view, (self,), {"size": size, "self_sym_sizes": self._array.shape})
 
     def reshape(self, *shape):
         """``Tensor.reshape``: a view when the data is contiguous, else a copy
         (``UnsafeViewBackward0`` over ``CloneBackward0``, as in PyTorch)."""
         size = self._target_shape(shape)
-        if self.data.flags.c_contiguous or size == self.data.shape:
-            return apply_op(ops.view, (self,), {"size": size, "self_sym_sizes": self.data.shape})
+        if self._array.flags.c_contiguous or size == self._array.shape:
+            return apply_op(ops.view, (self,), {"size": size, "self_sym_sizes": self._array.shape})
         copy = self.clone()
-        return apply_op(ops.unsafe_view, (copy,), {"size": size, "self_sym_sizes": self.data.shape})
+        return apply_op(ops.unsafe_view, (copy,), {"size": size, "self_sym_sizes": self._array.shape})
 
     def view_as(self, other):
         return self.reshape(other.shape)
 
     def flatten(self, start_dim=0, end_dim=-1):
-        nd = self.data.ndim
+        nd = self._array.ndim
         if nd == 0:
             return self.reshape(1)
         start, end = start_dim % nd, end_dim % nd
-        shape = self.data.shape
+        shape = self._array.shape
         return self.reshape(shape[:start] + (-1,) + shape[end + 1:])
 
     def transpose(self, dim0, dim1):
-        nd = max(self.data.ndim, 1)
+        nd = max(self._array.ndim, 1)
         return apply_op(ops.transpose, (self,), {"dim0": dim0 % nd, "dim1": dim1 % nd})
 
     def t(self):
-        if self.data.ndim > 2:
-            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.data.ndim}D")
+        if self._array.ndim > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self._array.ndim}D")
         return apply_op(ops.t, (self,))
 
     @property
     def T(self):
-        return self.permute(*reversed(range(self.data.ndim)))
+        return self.permute(*reversed(range(self._array.ndim)))
 
     @property
     def mT(self):
         return self.transpose(-2, -1)
 
     def permute(self, *dims):
-        dims = tuple(d % self.data.ndim for d in _shape_arg(dims))
+        dims = tuple(d % self._array.ndim for d in _shape_arg(dims))
         return apply_op(ops.permute, (self,), {"dims": dims})
 
     def unsqueeze(self, dim):
-        return apply_op(ops.unsqueeze, (self,), {"dim": dim % (self.data.ndim + 1)})
+        return apply_op(ops.unsqueeze, (self,), {"dim": dim % (self._array.ndim + 1)})
 
     def squeeze(self, dim=None):
         if dim is None:
-            return apply_op(ops.squeeze, (self,), {"self_sym_sizes": self.data.shape})
+            return apply_op(ops.squeeze, (self,), {"self_sym_sizes": self._array.shape})
         if isinstance(dim, (tuple, list)):
             return self._squeeze_dims(dim, ops.squeeze_dims)
-        return apply_op(ops.squeeze_dim, (self,), {"dim": dim % max(self.data.ndim, 1),
-                                                   "self_sym_sizes": self.data.shape})
+        return apply_op(ops.squeeze_dim, (self,), {"dim": dim % max(self._array.ndim, 1),
+                                                   "self_sym_sizes": self._array.shape})
 
     def _squeeze_dims(self, dims, op):
-        nd = max(self.data.ndim, 1)
-        dims = tuple(sorted(d % nd for d in dims if self.data.ndim and self.data.shape[d % nd] == 1))
-        return apply_op(op, (self,), {"dim": dims, "self_sym_sizes": self.data.shape})
+        nd = max(self._array.ndim, 1)
+        dims = tuple(sorted(d % nd for d in dims if self._array.ndim and self._array.shape[d % nd] == 1))
+        return apply_op(op, (self,), {"dim": dims, "self_sym_sizes": self._array.shape})
 
     def expand(self, *sizes):
         sizes = _shape_arg(sizes)
-        lead = len(sizes) - self.data.ndim
-        sizes = tuple(self.data.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
-        return apply_op(ops.expand, (self,), {"size": sizes, "self_sym_sizes": self.data.shape})
+        lead = len(sizes) - self._array.ndim
+        sizes = tuple(self._array.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
+        return apply_op(ops.expand, (self,), {"size": sizes, "self_sym_sizes": self._array.shape})
 
     def expand_as(self, other):
         return self.expand(other.shape)
@@ -607,22 +629,22 @@ class Tensor:
         return _sum_to(self, tuple(_shape_arg(shape)))
 
     def unbind(self, dim=0):
-        return apply_op(ops.unbind, (self,), {"dim": dim % self.data.ndim})
+        return apply_op(ops.unbind, (self,), {"dim": dim % self._array.ndim})
 
     def chunk(self, chunks, dim=0):
-        size = -(-self.data.shape[dim] // chunks)
+        size = -(-self._array.shape[dim] // chunks)
         return self.split(size, dim)
 
     def split(self, size, dim=0):
-        n = self.data.shape[dim]
-        return tuple(self[(slice(None),) * (dim % self.data.ndim) + (slice(i, i + size),)]
+        n = self._array.shape[dim]
+        return tuple(self[(slice(None),) * (dim % self._array.ndim) + (slice(i, i + size),)]
                      for i in range(0, n, size))
 
     def select(self, dim, index):
-        return self[(slice(None),) * (dim % self.data.ndim) + (index,)]
+        return self[(slice(None),) * (dim % self._array.ndim) + (index,)]
 
     def narrow(self, dim, start, length):
-        return self[(slice(None),) * (dim % self.data.ndim) + (slice(start, start + length),)]
+        return self[(slice(None),) * (dim % self._array.ndim) + (slice(start, start + length),)]
 
     def __getitem__(self, key):
         from ._indexing import getitem
@@ -637,12 +659,12 @@ class Tensor:
         ``mm``, ``dot``, ``mv``; a vector on the left is unsqueezed and squeezed back; a
         batch on the left of a matrix is folded into one ``mm``."""
         other = _as_tensor(other)
-        a, b = self.data.ndim, other.data.ndim
+        a, b = self._array.ndim, other._array.ndim
         if a == 2 and b == 2:
-            if self.data.shape[1] != other.data.shape[0]:
+            if self._array.shape[1] != other._array.shape[0]:
                 raise RuntimeError("mat1 and mat2 shapes cannot be multiplied "
-                                   f"({self.data.shape[0]}x{self.data.shape[1]} and "
-                                   f"{other.data.shape[0]}x{other.data.shape[1]})")
+                                   f"({self._array.shape[0]}x{self._array.shape[1]} and "
+                                   f"{other._array.shape[0]}x{other._array.shape[1]})")
             return apply_op(ops.mm, (self, other))
         if a == 1 and b == 1:
             return apply_op(ops.dot, (self, other))
@@ -651,9 +673,9 @@ class Tensor:
         if a == 1 and b == 2:
             return self.unsqueeze(0).matmul(other)._squeeze_dims((0,), ops.squeeze_dims_)
         if a > 2 and b in (1, 2):
-            out_shape = self.data.shape[:-1] + other.data.shape[1:]
-            folded = self.reshape(-1, self.data.shape[-1]).matmul(other)
-            return apply_op(ops.unsafe_view, (folded,), {"size": out_shape, "self_sym_sizes": folded.data.shape})
+            out_shape = self._array.shape[:-1] + other._array.shape[1:]
+            folded = self.reshape(-1, self._array.shape[-1]).matmul(other)
+            return apply_op(ops.unsafe_view, (folded,), {"size": out_shape, "self_sym_sizes": folded._array.shape})
         if a == 1:      # a vector times a batch of matrices: a batch of row vectors
             return self.unsqueeze(0).matmul(other)._squeeze_dims((-2,), ops.squeeze_dims_)
         return apply_op(ops.bmm, (self, other))
@@ -711,7 +733,7 @@ def _sum_to(grad, shape):
     leading dims that broadcasting added and the dims that were 1. Built from minigrad
     ops so it is differentiable too."""
     shape = tuple(shape)
-    gshape = grad.data.shape
+    gshape = grad._array.shape
     if gshape == shape:
         return grad
     lead = len(gshape) - len(shape)
@@ -719,7 +741,7 @@ def _sum_to(grad, shape):
         lead + i for i, s in enumerate(shape) if s == 1 and gshape[lead + i] != 1)
     if dims:
         grad = grad.sum(dim=dims, keepdim=True)
-    if lead or grad.data.shape != shape:
+    if lead or grad._array.shape != shape:
         grad = grad.reshape(shape)
     return grad
 
@@ -727,7 +749,7 @@ def _sum_to(grad, shape):
 def tensor(data, dtype=None, requires_grad=False, device=None):
     """``torch.tensor(data)``: copies ``data``; floats default to float32."""
     if isinstance(data, Tensor):
-        data = data.data
+        data = data._array
     np_dtype = dtypes.to_numpy_dtype(dtype)
     arr = np.array(data, dtype=np_dtype)
     if np_dtype is None:

@@ -66,7 +66,7 @@ def evaluate(model, images, targets, batch_size=512):
     with no_grad():
         for start in range(0, len(targets), batch_size):
             logits = model(images[start:start + batch_size])
-            correct += int((logits.data.argmax(1) == targets.data[start:start + batch_size]).sum())
+            correct += int((logits._array.argmax(1) == targets._array[start:start + batch_size]).sum())
     model.train(was_training)
     return correct / len(targets)
 
@@ -131,8 +131,8 @@ def train(model, epochs=None, lr=None, batch_size=32, seed=0, optimizer="adam", 
         total, batches = 0.0, 0
         for start in range(0, n, batch_size):
             idx = order[start:start + batch_size]
-            xb = Tensor._wrap(x_train.data[idx])
-            yb = Tensor._wrap(y_train.data[idx])
+            xb = Tensor._wrap(x_train._array[idx])
+            yb = Tensor._wrap(y_train._array[idx])
             opt.zero_grad()
             loss = loss_fn(model(xb), yb)
             loss.backward()

@@ -52,7 +52,7 @@ def assert_engine_clean(grad_enabled=True):
 def assert_fresh_backward_works():
     x = leaf([0.5, -1.0, 2.0])
     (x.tanh() * x).sum().backward()
-    expected = np.tanh(x.data) + x.data * (1 - np.tanh(x.data) ** 2)
+    expected = np.tanh(x.detach().numpy()) + x.detach().numpy() * (1 - np.tanh(x.detach().numpy()) ** 2)
     np.testing.assert_allclose(x.grad.numpy(), expected)
 
 

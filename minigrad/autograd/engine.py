@@ -271,7 +271,7 @@ def _validate_outputs(fn, outputs):
         if grad is None or nxt is None:
             continue
         shape, dtype = nxt._input_metadata[input_nr]
-        data = grad.data
+        data = grad._array
         if data.shape != shape:
             if not _expandable(shape, data.shape):
                 raise RuntimeError(

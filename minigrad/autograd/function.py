@@ -132,7 +132,7 @@ class Function(metaclass=_FunctionMeta):
                         out is n for n in ctx._non_differentiable)
                     if any(out is a for a in args):      # returned an input: give it its own node
                         base = out
-                        out = Tensor._wrap(out.data, out._version_counter)
+                        out = Tensor._wrap(out._array, out._version_counter)
                         # As in PyTorch it is a view of the input, created in a custom
                         # Function: writing to it in place is refused (_check_inplace).
                         out._base = base
@@ -140,7 +140,7 @@ class Function(metaclass=_FunctionMeta):
                     if differentiable:
                         out.requires_grad = True
                         out.grad_fn, out._output_nr = ctx, i
-                    ctx._input_metadata.append((out.data.shape, out.data.dtype))
+                    ctx._input_metadata.append((out._array.shape, out._array.dtype))
                 wrapped.append(out)
             outputs = tuple(wrapped)
             ctx._saved_for_backward = tuple(

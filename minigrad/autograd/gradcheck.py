@@ -21,15 +21,15 @@ def _numerical_jacobian(fn, inputs, index, eps):
     from ..grad_mode import no_grad
     x = inputs[index]
     with no_grad():
-        base = [o.data.astype(np.float64).ravel().copy() for o in _outputs(fn, inputs)]
+        base = [o._array.astype(np.float64).ravel().copy() for o in _outputs(fn, inputs)]
         columns = []
-        flat = x.data.reshape(-1)
+        flat = x._array.reshape(-1)
         for k in range(flat.size):
             old = flat[k]
             flat[k] = old + eps
-            plus = [o.data.astype(np.float64).ravel().copy() for o in _outputs(fn, inputs)]
+            plus = [o._array.astype(np.float64).ravel().copy() for o in _outputs(fn, inputs)]
             flat[k] = old - eps
-            minus = [o.data.astype(np.float64).ravel().copy() for o in _outputs(fn, inputs)]
+            minus = [o._array.astype(np.float64).ravel().copy() for o in _outputs(fn, inputs)]
             flat[k] = old
             columns.append([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
     return [np.stack([c[j] for c in columns], axis=1) if columns else np.zeros((b.size, 0))
@@ -45,12 +45,12 @@ def _analytical_jacobian(fn, inputs, index):
         rows = []
         for k in range(out.numel()):
             seed = zeros_like(out)
-            seed.data.reshape(-1)[k] = 1.0
+            seed._array.reshape(-1)[k] = 1.0
             if not out.requires_grad:
                 rows.append(np.zeros(inputs[index].numel()))
                 continue
             (g,) = grad(out, inputs[index], seed, retain_graph=True, allow_unused=True)
-            rows.append(np.zeros(inputs[index].numel()) if g is None else g.data.astype(np.float64).ravel())
+            rows.append(np.zeros(inputs[index].numel()) if g is None else g._array.astype(np.float64).ravel())
         jacobians.append(np.stack(rows) if rows else np.zeros((0, inputs[index].numel())))
     return jacobians
 
@@ -63,7 +63,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     for index, x in enumerate(inputs):
         if not (isinstance(x, Tensor) and x.requires_grad):
             continue
-        if x.data.dtype != np.float64:
+        if x._array.dtype != np.float64:
             import warnings
             warnings.warn(f"Input #{index} requires gradient and is not a double precision floating "
                           "point. This check will likely fail if all the inputs are not of double "

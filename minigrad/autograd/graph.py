@@ -228,7 +228,7 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         super().__init__((), ACCUMULATE_GRAD_SEQUENCE_NR)
         self.variable = variable
-        self._input_metadata = [(variable.data.shape, variable.data.dtype)]
+        self._input_metadata = [(variable._array.shape, variable._array.dtype)]
 
     def tensor_pre_hooks(self):
         hooks = self.variable._backward_hooks
@@ -246,13 +246,13 @@ def accumulate_into_grad(variable, grad):
     if grad is not None:
         if variable.grad is None:
             if grad_mode.is_grad_enabled() and grad.requires_grad:     # create_graph: keep the graph (CopyBackwards)
-                variable.grad = _tensor.Tensor._wrap(np.zeros_like(grad.data)).copy_(grad)
+                variable.grad = _tensor.Tensor._wrap(np.zeros_like(grad._array)).copy_(grad)
             else:
-                variable.grad = _tensor.Tensor._wrap(grad.data.copy())
+                variable.grad = _tensor.Tensor._wrap(grad._array.copy())
         elif grad_mode.is_grad_enabled():
             variable.grad = variable.grad + grad
         else:
-            variable.grad.data += grad.data
+            variable.grad._array += grad._array
     hooks = variable._post_accumulate_grad_hooks
     if hooks is not None:
         bad = False
@@ -319,7 +319,7 @@ class SavedTensor:
         if hooks is not None and value._wrapped is None:     # wrapped numbers are never packed
             self._pack_with(hooks[0], hooks[1], value)
         elif is_output:
-            self._data = value.data
+            self._data = value._array
         else:
             self._tensor = value
 
@@ -353,7 +353,7 @@ class SavedTensor:
             raise RuntimeError(
                 "Calling register_hooks on a saved tensor whose hooks have already been set. "
                 "Hint: only one pair of hooks is allowed at a time.")
-        data = self._tensor.data if self._tensor is not None else self._data
+        data = self._tensor._array if self._tensor is not None else self._data
         alias = _tensor.Tensor._wrap(data, version_counter=self._version_counter)
         self._pack_with(pack_hook, unpack_hook, alias)
 
@@ -376,7 +376,7 @@ class SavedTensor:
                 name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
                 raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor "
                                 f"but got result of type {name}")
-            return self._rewrap(out.data, node, out._version_counter)
+            return self._rewrap(out._array, node, out._version_counter)
         if self._version_counter[0] != self._saved_version:
             self._raise_version_error(node)
         if not self._is_output:
@@ -399,7 +399,7 @@ class SavedTensor:
         else:
             producer = self._tensor.grad_fn
             shape = list(self._tensor.shape)
-            dtype = self._tensor.data.dtype
+            dtype = self._tensor._array.dtype
         where = ""
         if producer is not None:
             where = f", which is output {self._output_nr} of {re.sub(r'Backward[0-9]*$', '', producer.name())}"
@@ -478,7 +478,7 @@ class save_compressed(saved_tensors_hooks):
         import zlib
 
         def pack(t):
-            data = np.ascontiguousarray(t.data)
+            data = np.ascontiguousarray(t._array)
             return zlib.compress(data.tobytes(), level), data.dtype, data.shape
 
         def unpack(packed):
@@ -511,7 +511,7 @@ class save_on_disk(saved_tensors_hooks):
 
         def pack(t):
             path = os.path.join(self.directory, f"saved-{next(counter)}.npy")
-            np.save(path, t.data)
+            np.save(path, t._array)
             return _File(path)
 
         def unpack(f):

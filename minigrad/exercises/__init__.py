@@ -50,8 +50,8 @@ def run_check(name, body):
 
 
 def _as_array(value):
-    if hasattr(value, "data") and isinstance(getattr(value, "data"), np.ndarray):
-        return value.data
+    if hasattr(value, "detach"):        # a minigrad (or torch) tensor
+        return value.detach().numpy()
     return np.asarray(value)
 
 

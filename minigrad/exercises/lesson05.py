@@ -29,7 +29,7 @@ def _passes(weight, bias):
 
 def _expected_norm(make_loss, weight, bias):
     gw, gb = autograd.grad(make_loss(), (weight, bias), allow_unused=True)
-    total = sum(float((g.data.astype(np.float64) ** 2).sum()) for g in (gw, gb) if g is not None)
+    total = sum(float((g._array.astype(np.float64) ** 2).sum()) for g in (gw, gb) if g is not None)
     return total ** 0.5
 
 

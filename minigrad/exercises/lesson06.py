@@ -44,7 +44,7 @@ def check_count_saved(count_saved):
 
 def _nbytes(obj):
     if isinstance(obj, Tensor):
-        return obj.data.nbytes
+        return obj._array.nbytes
     if isinstance(obj, np.ndarray):
         return obj.nbytes
     if isinstance(obj, (bytes, bytearray)):
@@ -91,7 +91,7 @@ def check_half_precision_hooks(half_precision_hooks):
 
         def spy(t):
             p = pack(t)
-            packed.append((t.data.nbytes, p))
+            packed.append((t._array.nbytes, p))
             return p
         with saved_tensors_hooks(spy, unpack):
             loss = _mlp(_input(), weights)
@@ -123,7 +123,7 @@ def check_half_precision_hooks(half_precision_hooks):
 
 def _held_bytes(root, weights):
     """Bytes the graph's saved values hold between forward and backward (weights aside)."""
-    skip = {id(w.data) for w in weights}
+    skip = {id(w._array) for w in weights}
     total = 0
     for node in graph_nodes(root):
         saved = list(getattr(node, "_stored", {}).values())
@@ -131,8 +131,8 @@ def _held_bytes(root, weights):
         for s in saved:
             if s._hooked:
                 total += _nbytes(s._packed)
-            elif s._tensor is not None and id(s._tensor.data) not in skip:
-                total += s._tensor.data.nbytes
+            elif s._tensor is not None and id(s._tensor._array) not in skip:
+                total += s._tensor._array.nbytes
             elif s._data is not None:
                 total += s._data.nbytes
     return total

@@ -102,10 +102,10 @@ def _reference_cam(model, cut, image, target):
     for child in children[cut + 1:]:
         out = child(out)
     (dA,) = autograd_grad(out[0, target], A)
-    alpha = dA[0].data.mean(axis=(1, 2))
-    cam = np.maximum((alpha[:, None, None] * A.data[0]).sum(0), 0)
+    alpha = dA[0]._array.mean(axis=(1, 2))
+    cam = np.maximum((alpha[:, None, None] * A._array[0]).sum(0), 0)
     top = cam.max()
-    return cam / top if top > 0 else cam, (alpha[:, None, None] * A.data[0]).sum(0)
+    return cam / top if top > 0 else cam, (alpha[:, None, None] * A._array[0]).sum(0)
 
 
 def check_grad_cam(grad_cam):
@@ -119,8 +119,8 @@ def check_grad_cam(grad_cam):
             got = grad_cam(model, model[2], images[k], target)
             if got is None:
                 return Result(False, "you returned None; return the heat map as an [H, W] array.")
-            got_a = np.asarray(got.data if hasattr(got, "data") and not isinstance(got, np.ndarray)
-                               else got, dtype=np.float64)
+            got_a = np.asarray(got.detach().numpy() if hasattr(got, "detach") else got,
+                               dtype=np.float64)
             where = f"image {k}, class {target}"
             if got_a.shape != expected.shape:
                 hint = ""
@@ -168,7 +168,7 @@ def _reversal_net():
 def _grads(net, x):
     net.zero_grad()
     (net(x) ** 2).sum().backward()
-    return {name: p.grad.data.copy() for name, p in net.named_parameters()}
+    return {name: p.grad._array.copy() for name, p in net.named_parameters()}
 
 
 def check_gradient_reversal(add_gradient_reversal):

@@ -105,33 +105,33 @@ def check_fsdp_hooks(attach_fsdp_hooks):
         ref = _fsdp_model()
         ref_out = ref(x)
         nn.CrossEntropyLoss()(ref_out, y).backward()
-        ref_grads = {n: p.grad.data.copy() for n, p in ref.named_parameters()}
+        ref_grads = {n: p.grad._array.copy() for n, p in ref.named_parameters()}
 
         model = _fsdp_model()
         names = {id(m): n for n, m in model.named_children()}
-        store = {n: p.data.copy() for n, p in model.named_parameters()}
+        store = {n: p._array.copy() for n, p in model.named_parameters()}
         events = []
 
         def gather(module):
             name = names.get(id(module), "?")
             events.append(f"gather {name}")
             for pname, p in module.named_parameters():
-                p.data[...] = store[f"{name}.{pname}"]
+                p._array[...] = store[f"{name}.{pname}"]
 
         def free(module):
             name = names.get(id(module), "?")
             events.append(f"free {name}")
             for p in module.parameters():
-                p.data[...] = np.nan
+                p._array[...] = np.nan
 
         for p in model.parameters():
-            p.data[...] = np.nan              # sharded: nothing materialised to start with
+            p._array[...] = np.nan              # sharded: nothing materialised to start with
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")   # the first layer's pre-hook warns (no input grad)
             handles = attach_fsdp_hooks(model, gather, free)
             out = model(x)
             forward_events = list(events)
-            if np.isnan(out.data).any():
+            if np.isnan(out._array).any():
                 return Result(False, "the forward output has NaN: a layer ran with freed weights. "
                                      "gather(child) in a forward pre-hook of each child.")
             r = compare_sequences("the forward events", forward_events,
@@ -144,7 +144,7 @@ def check_fsdp_hooks(attach_fsdp_hooks):
         for name, p in model.named_parameters():
             if p.grad is None:
                 return Result(False, f"{name}.grad is None after backward.")
-            if np.isnan(p.grad.data).any():
+            if np.isnan(p.grad._array).any():
                 return Result(False, f"{name}.grad has NaN: backward used freed weights. gather(child) "
                                      "again in a full backward pre-hook "
                                      "(register_full_backward_pre_hook).")
@@ -164,7 +164,7 @@ def check_fsdp_hooks(attach_fsdp_hooks):
             if backward_events.index(f"free {unit}") < backward_events.index(f"gather {unit}"):
                 return Result(False, f"in backward, child {unit} was freed before it was gathered "
                                      f"(backward events: {backward_events}).")
-        still = [n for n, p in model.named_parameters() if not np.isnan(p.data).all()]
+        still = [n for n, p in model.named_parameters() if not np.isnan(p._array).all()]
         if still:
             return Result(False, f"after backward {still} are still materialised: free each child "
                                  "once its parameters' gradients are accumulated.")

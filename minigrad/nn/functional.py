@@ -67,7 +67,7 @@ def _col2im_forward(x, output_size, kernel_size, dilation, padding, stride):
 def _apply_im2col(x, kernel_size, dilation, padding, stride):
     return apply_op(im2col_op, (x,), {"kernel_size": kernel_size, "dilation": dilation,
                                       "padding": padding, "stride": stride,
-                                      "self_sym_sizes": x.data.shape})
+                                      "self_sym_sizes": x._array.shape})
 
 
 def _apply_col2im(x, output_size, kernel_size, dilation, padding, stride):
@@ -136,9 +136,9 @@ def _max_pool_backward(grads, s):
     x_shape = s.self.shape
     n, c = x_shape[0], x_shape[1]
     kh, kw = s.kernel_size
-    arg = s.indices.data.reshape(n, c, 1, -1)
+    arg = s.indices._array.reshape(n, c, 1, -1)
     onehot = np.arange(kh * kw).reshape(1, 1, -1, 1) == arg                 # [N, C, kk, L]
-    dcols = g.reshape(n, c, 1, -1) * _const(onehot.astype(g.data.dtype))
+    dcols = g.reshape(n, c, 1, -1) * _const(onehot.astype(g._array.dtype))
     return _apply_col2im(dcols.reshape(n, c * kh * kw, -1), x_shape[-2:], s.kernel_size,
                          s.dilation, s.padding, s.stride)
 
@@ -195,12 +195,12 @@ def _nll_forward(x, target, weight, reduction, ignore_index):
 
 
 def _nll_backward(g, s):
-    pick = _const(_nll_pick(s.self.shape, s.target, s.weight, s.ignore_index).astype(g.data.dtype))
+    pick = _const(_nll_pick(s.self.shape, s.target, s.weight, s.ignore_index).astype(g._array.dtype))
     if s.reduction == "none":
         return -(g.unsqueeze(1) * pick)
     if s.reduction == "sum":
         return -(g * pick)
-    return -(g * pick) / float(pick.data.sum())
+    return -(g * pick) / float(pick._array.sum())
 
 
 # NLL only needs the input's shape and the targets; PyTorch saves self, target, weight
@@ -214,7 +214,7 @@ def _dropout_forward(x, mask, scale):
 
 
 dropout_op = Op("native_dropout", "NativeDropoutBackward0", _dropout_forward,
-                grads={"self": lambda g, s: g * _const(s.mask.astype(g.data.dtype)) * s.scale})
+                grads={"self": lambda g, s: g * _const(s.mask.astype(g._array.dtype)) * s.scale})
 
 
 def _ln_dims(x_ndim, normalized_shape):
@@ -328,7 +328,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     elif padding == "same":
         padding = (dilation[0] * (kh - 1) // 2, dilation[1] * (kw - 1) // 2)
     if bias is None:    # a constant zero bias: the node still has its three edges, (None, 0) last
-        bias = Tensor._wrap(np.zeros(weight.shape[0], dtype=weight.data.dtype))
+        bias = Tensor._wrap(np.zeros(weight.shape[0], dtype=weight._array.dtype))
     out = apply_op(convolution_op, (input, weight, bias),
                    {"stride": _pair(stride), "padding": _pair(padding), "dilation": dilation,
                     "groups": groups, "transposed": False, "output_padding": (0, 0),
@@ -383,7 +383,7 @@ def _broadcast_pair(a, b):
 
 
 def _target_array(target):
-    t = target.data if isinstance(target, Tensor) else np.asarray(target)
+    t = target._array if isinstance(target, Tensor) else np.asarray(target)
     if t.dtype.kind not in "iu":
         raise RuntimeError(f"expected scalar type Long but found {target.dtype if isinstance(target, Tensor) else t.dtype}")
     return t.astype(np.int64)
@@ -395,7 +395,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     indices; ``NllLossBackward0``."""
     reduction = _reduction(size_average, reduce, reduction)
     t = _target_array(target)
-    w = None if weight is None else (weight.data if isinstance(weight, Tensor) else np.asarray(weight))
+    w = None if weight is None else (weight._array if isinstance(weight, Tensor) else np.asarray(weight))
     if input.dim() == 1:          # one unbatched sample
         out = nll_loss(input.unsqueeze(0), Tensor._wrap(t.reshape(1)), weight, None, ignore_index,
                        None, reduction)
@@ -438,7 +438,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     mask = _creation._rng().random(tuple(input.shape)) >= p
     out = apply_op(dropout_op, (input,), {"mask": mask, "scale": 1.0 / (1.0 - p)})
     if inplace:
-        input.data[...] = out.data
+        input._array[...] = out._array
     return out
 
 
@@ -448,7 +448,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     None, as in PyTorch."""
     from ..autograd.graph import SavedTensor
     normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    dtype = input.data.dtype
+    dtype = input._array.dtype
     w = weight if weight is not None else Tensor._wrap(np.ones(normalized_shape, dtype=dtype))
     b = bias if bias is not None else Tensor._wrap(np.zeros(normalized_shape, dtype=dtype))
     out = apply_op(layer_norm_op, (input, w, b), {"normalized_shape": normalized_shape, "eps": eps})

@@ -9,7 +9,7 @@ from .. import grad_mode
 
 def _fill(tensor, values):
     with grad_mode.no_grad():
-        tensor.data[...] = values
+        tensor._array[...] = values
         tensor._version_counter[0] += 1
     return tensor
 

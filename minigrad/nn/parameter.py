@@ -16,7 +16,7 @@ class Parameter(Tensor):
         if data is None:
             data = np.empty(0, dtype=np.float32)
         elif isinstance(data, Tensor):
-            data = data.data
+            data = data._array
         else:
             data = np.asarray(data)
         p = cls._wrap(data)
@@ -30,11 +30,11 @@ class Parameter(Tensor):
         return "Parameter containing:\n" + super().__repr__()
 
     def __reduce_ex__(self, protocol):
-        return (Parameter, (Tensor._wrap(self.data.copy()), self.requires_grad))
+        return (Parameter, (Tensor._wrap(self._array.copy()), self.requires_grad))
 
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
-        p = Parameter(Tensor._wrap(self.data.copy()), self.requires_grad)
+        p = Parameter(Tensor._wrap(self._array.copy()), self.requires_grad)
         memo[id(self)] = p
         return p

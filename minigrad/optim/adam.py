@@ -44,8 +44,8 @@ class Adam(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                x = p.data
-                g = -p.grad.data if maximize else p.grad.data
+                x = p._array
+                g = -p.grad._array if maximize else p.grad._array
                 state = self.state[p]
                 if not state:
                     state["step"] = 0
@@ -90,7 +90,7 @@ class Adam(Optimizer):
         for s in self.state.values():
             for k, v in list(s.items()):
                 if isinstance(v, Tensor):
-                    s[k] = int(v.item()) if k == "step" else np.array(v.data, copy=True)
+                    s[k] = int(v.item()) if k == "step" else np.array(v._array, copy=True)
 
 
 class AdamW(Adam):

@@ -67,7 +67,7 @@ class Optimizer:
                         p.grad = None
                     else:
                         p.grad.detach_()
-                        p.grad.data[...] = 0
+                        p.grad._array[...] = 0
 
     def step(self, closure=None):
         raise NotImplementedError
@@ -83,7 +83,7 @@ class Optimizer:
     def _write(p, new_data):
         """Store an update into the parameter's own array and bump its version (an
         in-place write, as ``param.add_`` in PyTorch)."""
-        p.data[...] = new_data
+        p._array[...] = new_data
         p._version_counter[0] += 1
 
     # --- state dict ---------------------------------------------------------------------
@@ -99,7 +99,7 @@ class Optimizer:
                 index.setdefault(id(p), len(index))
                 packed["params"].append(index[id(p)])
             groups.append(packed)
-        state = {index[id(p)]: {k: (Tensor._wrap(v.data.copy()) if isinstance(v, Tensor) else v)
+        state = {index[id(p)]: {k: (Tensor._wrap(v._array.copy()) if isinstance(v, Tensor) else v)
                                 for k, v in s.items()}
                  for p, s in self.state.items() if id(p) in index}
         return {"state": state, "param_groups": groups}
@@ -118,7 +118,7 @@ class Optimizer:
             group.update({k: v for k, v in saved.items() if k != "params"})
         self.state = defaultdict(dict)
         for i, s in state_dict["state"].items():
-            self.state[params[i]] = {k: (Tensor._wrap(v.data.copy()) if isinstance(v, Tensor) else v)
+            self.state[params[i]] = {k: (Tensor._wrap(v._array.copy()) if isinstance(v, Tensor) else v)
                                      for k, v in s.items()}
 
     def __repr__(self):

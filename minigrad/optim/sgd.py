@@ -37,8 +37,8 @@ class SGD(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                x = p.data
-                g = -p.grad.data if maximize else p.grad.data
+                x = p._array
+                g = -p.grad._array if maximize else p.grad._array
                 if wd != 0:
                     g = g + _f(wd, x) * x
                 if momentum != 0:
@@ -66,4 +66,4 @@ class SGD(Optimizer):
         for s in self.state.values():
             buf = s.get("momentum_buffer")
             if buf is not None and not isinstance(buf, np.ndarray):
-                s["momentum_buffer"] = np.array(buf.data, copy=True)
+                s["momentum_buffer"] = np.array(buf._array, copy=True)

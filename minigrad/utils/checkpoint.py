@@ -101,7 +101,7 @@ def _detached(a):
     graph hangs off it instead of off the original graph."""
     if not isinstance(a, Tensor):
         return a
-    d = Tensor._wrap(a.data, a._version_counter)
+    d = Tensor._wrap(a._array, a._version_counter)
     if a.requires_grad:
         d.requires_grad = True
     return d
@@ -110,7 +110,7 @@ def _detached(a):
 def _detached_data(t):
     # Only the data is needed (the saving node re-attaches grad_fn and requires_grad
     # on unpack); keeping the recomputed tensor itself would keep its throw-away graph.
-    return Tensor._wrap(t.data, t._version_counter)
+    return Tensor._wrap(t._array, t._version_counter)
 
 
 @contextlib.contextmanager

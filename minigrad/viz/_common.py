@@ -92,8 +92,7 @@ def to_numpy(value):
     """A numpy copy of a torch or minigrad tensor (or anything array-like)."""
     for attempt in (
         lambda v: v.detach().cpu().numpy(),   # torch
-        lambda v: v.detach().numpy(),          # minigrad, torch API
-        lambda v: np.asarray(v.data),          # minigrad's numpy payload
+        lambda v: v.detach().numpy(),          # minigrad
     ):
         try:
             return np.asarray(attempt(value))

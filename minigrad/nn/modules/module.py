@@ -388,7 +388,7 @@ class Module:
                     p.grad = None
                 else:
                     p.grad.detach_()
-                    p.grad.data[...] = 0
+                    p.grad._array[...] = 0
 
     def apply(self, fn):
         for module in self.children():
@@ -402,12 +402,12 @@ class Module:
         for module in self.modules():
             for key, p in module._parameters.items():
                 if p is not None:
-                    p.data = fn(p.data)
+                    p._array = fn(p._array)
                     if p.grad is not None:
-                        p.grad = Tensor._wrap(fn(p.grad.data))
+                        p.grad = Tensor._wrap(fn(p.grad._array))
             for key, b in module._buffers.items():
                 if b is not None:
-                    b.data = fn(b.data)
+                    b._array = fn(b._array)
         return self
 
     def to(self, *args, **kwargs):
@@ -463,13 +463,13 @@ class Module:
             if key not in state_dict:
                 continue
             value = state_dict[key]
-            array = value.data if isinstance(value, Tensor) else np.asarray(value)
-            if array.shape != target.data.shape:
+            array = value._array if isinstance(value, Tensor) else np.asarray(value)
+            if array.shape != target._array.shape:
                 errors.append(f"size mismatch for {key}: copying a param with shape "
                               f"{_size_str(array.shape)} from checkpoint, the shape in current model "
-                              f"is {_size_str(target.data.shape)}.")
+                              f"is {_size_str(target._array.shape)}.")
                 continue
-            target.data[...] = array
+            target._array[...] = array
             target._version_counter[0] += 1
         if strict:
             if unexpected:
