@@ -20,6 +20,7 @@ Each node keeps its hooks in four places, because they fire under different cond
 4. ``_post_hooks`` (``register_hook``): after the node ran.
 """
 import contextlib
+import functools
 import itertools
 import re
 import threading
@@ -555,6 +556,7 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
         ran = {}
 
         def make_any_hook(_):
+            @functools.wraps(fn)         # as in PyTorch: the hook reads as fn
             def inner(grad):
                 task_id = engine.current_graph_task_id()
                 with lock:
@@ -575,7 +577,7 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
     nb_calls = [None]
 
     def make_all_hook(index):
-        def inner(grad):
+        def inner_hook(grad):
             task_id = engine.current_graph_task_id()
             with lock:
                 if task_id not in count:
@@ -590,7 +592,7 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
                     del count[task_id]
             if done:
                 fn(grads)
-        return inner
+        return inner_hook
 
     return _MultiHandle([t.register_hook(make_all_hook(i)) for i, t in enumerate(tensors)])
 
