@@ -183,6 +183,8 @@ class _Pass:
         self.no_post_hooks = set()    # ids of nodes that had no Python post-hook before ours
         self.handles = []
         self.visit = None
+        self.pending = []             # GraphRoot's events, written once the pass runs
+        self.root_buffer = None       # (id(root node), slot, gradient)
         self.roots = self._build_graph(roots, grads)
 
     # --- before the pass --------------------------------------------------------------
@@ -217,12 +219,16 @@ class _Pass:
             self._attach(real)
         if len(root_edges) > 1:
             # engine.cpp puts a GraphRoot above several roots; it has no hooks to watch,
-            # so its turn is written here: it hands each root its gradient.
+            # so its turn is written when the first node after it runs: it hands each
+            # root its gradient.
             graph_root = TorchNode("GraphRoot")
             graph_root.next_functions = tuple(root_edges)
-            self._append(EngineEvent("node_start", graph_root, None, (), None))
-            self._append(EngineEvent("node_done", graph_root, None, _copy(tuple(grads)), None))
+            self.pending = [EngineEvent("node_start", graph_root, None, (), None),
+                            EngineEvent("node_done", graph_root, None, _copy(tuple(grads)), None)]
             return [graph_root]
+        if root_edges and root_edges[0][0] is not None and grads:
+            # The engine starts the root with its gradient in the input slot of the edge.
+            self.root_buffer = (id(roots[0][0]), root_edges[0][1], _copy(grads[0]))
         return [edge[0] for edge in root_edges if edge[0] is not None]
 
     def _attach(self, real):
@@ -259,7 +265,13 @@ class _Pass:
         if visit is not None and visit.real is real:
             return visit
         self._close(done=True)
+        for event in self.pending:
+            self._append(event)
+        self.pending = []
         self.visit = _Visit(real, self._node(real), self._reserve())
+        if self.root_buffer is not None and self.root_buffer[0] == id(real):
+            self.visit.buffer[self.root_buffer[1]] = self.root_buffer[2]
+            self.root_buffer = None
         return self.visit
 
     def _close(self, done):
@@ -460,6 +472,12 @@ class Recording(list):
             except RuntimeError:
                 pass                               # the engine reports it
         grads = args[0] if args else kwargs.get("grad_tensors", ())
+        if kwargs.get("accumulate_grad", args[5] if len(args) > 5 else False):
+            # backward(inputs=[non-leaf]) makes the engine call retain_grad on it in C++.
+            inputs = args[3] if len(args) > 3 else kwargs.get("inputs", ())
+            for tensor in inputs or ():
+                if isinstance(tensor, torch.Tensor) and tensor.grad_fn is not None:
+                    self._retainers[id(tensor)] = (next(self._order), weakref.ref(tensor))
         p = _Pass(self, roots, grads)
         self.passes.append(PassRecord(p.events, p.roots))
         stack = _passes()
