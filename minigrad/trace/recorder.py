@@ -121,7 +121,9 @@ def _hook_name(hook):
 
 
 def _copy(value):
-    """Gradients as they are now: a later in-place update must not change a record."""
+    """Tensors as they are now: a later in-place update must not change a record.
+    A hook's arguments are copied when it returned (minigrad's engine, too, reports a
+    hook once it ran), a node's incoming gradients before its first hook."""
     if isinstance(value, torch.Tensor):
         return value.detach().clone()
     if isinstance(value, (tuple, list)):
@@ -302,9 +304,9 @@ class _Pass:
         if visit is None:
             return hook(grad)
         visit.buffer.setdefault(slot, _copy(grad))
-        args = (_copy(grad),)
         result = hook(grad)
-        self._append(EngineEvent("tensor_hook", visit.node, RecordedHook(hook), args, _copy(result)))
+        self._append(EngineEvent("tensor_hook", visit.node, RecordedHook(hook), (_copy(grad),),
+                                 _copy(result)))
         return result
 
     def pre_hook(self, hook, grad_outputs):
@@ -312,13 +314,13 @@ class _Pass:
         if visit is None:
             return hook(grad_outputs)
         self._enter_pre_phase(visit, grad_outputs)
-        args = (_copy(grad_outputs),)
         visit.in_pre_hook = True
         try:
             result = hook(grad_outputs)
         finally:
             visit.in_pre_hook = False
-        self._append(EngineEvent("pre_hook", visit.node, RecordedHook(hook), args, _copy(result)))
+        self._append(EngineEvent("pre_hook", visit.node, RecordedHook(hook),
+                                 (_copy(grad_outputs),), _copy(result)))
         return result
 
     def post_accumulate_hook(self, hook, tensor):
@@ -326,7 +328,7 @@ class _Pass:
         result = hook(tensor)
         if visit is not None:
             self._append(EngineEvent("post_accumulate_hook", visit.node, RecordedHook(hook),
-                                     (tensor,), None))
+                                     (_copy(tensor),), None))
         return result
 
     def post_hook(self, hook, grad_inputs, grad_outputs, late):
@@ -335,9 +337,9 @@ class _Pass:
             return hook(grad_inputs, grad_outputs)
         if late:
             grad_outputs = ()
-        args = (_copy(grad_inputs), _copy(grad_outputs))
         result = hook(grad_inputs, grad_outputs)
-        self._append(EngineEvent("post_hook", visit.node, RecordedHook(hook), args, _copy(result)))
+        self._append(EngineEvent("post_hook", visit.node, RecordedHook(hook),
+                                 (_copy(grad_inputs), _copy(grad_outputs)), _copy(result)))
         if result is not None and visit.outputs is not None:
             visit.outputs = _copy(result)       # a post-hook registered after ours
         return result
