@@ -64,7 +64,6 @@ from minigrad.autograd.engine import EngineEvent
 __all__ = ["torch_events", "TorchNode", "RecordedHook", "Recording"]
 
 _local = threading.local()          # the stack of passes being recorded, per thread
-_seq = itertools.count()            # orders registrations against hook calls
 _active = []                        # the one recording of this process, if any
 
 
