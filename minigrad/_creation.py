@@ -5,7 +5,7 @@ import numpy as np
 from . import _ops as ops
 from . import dtypes
 from ._dispatch import apply_op
-from ._tensor import Tensor, _as_tensor, tensor
+from ._tensor import Tensor, _as_tensor, _dim, tensor
 
 _generator = [np.random.default_rng(0)]
 
@@ -114,13 +114,12 @@ def as_tensor(data, dtype=None):
 # --- functions of the top-level namespace -----------------------------------------------
 def stack(tensors, dim=0):
     tensors = tuple(tensors)
-    dim = dim % (tensors[0]._array.ndim + 1)
-    return apply_op(ops.stack, tensors, {"dim": dim})
+    return apply_op(ops.stack, tensors, {"dim": _dim(dim, tensors[0]._array.ndim + 1)})
 
 
 def cat(tensors, dim=0):
     tensors = tuple(tensors)
-    dim = dim % tensors[0]._array.ndim
+    dim = _dim(dim, tensors[0]._array.ndim)
     return apply_op(ops.cat, tensors, {"dim": dim, "sizes": tuple(t._array.shape[dim] for t in tensors)})
 
 

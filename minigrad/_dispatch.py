@@ -17,26 +17,85 @@ class Op:
 
     ``inputs`` names the tensor arguments as PyTorch's derivatives.yaml does
     (``self``, ``other``, ...); ``None`` for a variadic op (``cat``, ``stack``), whose
-    ``grads`` is then one ``formula(g, ctx, index)``. ``saves`` maps a saved name to the input whose gradient
-    needs it (``None``: always saved), in PyTorch's packing order; the name ``result``
-    means the op's output. ``grads`` maps an input name to ``formula(g, ctx)`` where
-    ``ctx`` reads saved values and attributes (``ctx.other``, ``ctx.dim``).
+    ``grads`` is then one ``formula(g, s, index)``. ``saves`` maps a saved name to the
+    input whose gradient needs it (``None``: always saved), in PyTorch's packing order;
+    the names ``result``, ``result1``, ``indices`` mean the op's outputs. ``grads`` maps
+    an input name to ``formula(g, s)`` where ``s`` reads saved values and attributes
+    (``s.other``, ``s.dim``).
+
+    ``saved_attrs`` names the non-tensor values PyTorch's node saves, in its spelling
+    (``dim``, ``keepdim``, ``self_sym_sizes``). The ``<input>_sym_sizes``,
+    ``<input>_sym_strides`` and ``<input>_sym_numel`` ones are read off the input when
+    the node is made; the others are the op's call arguments. A node shows exactly these
+    and the saved tensors as ``_saved_<name>``; other call arguments are the forward's
+    and the formulas' business only.
     """
 
-    __slots__ = ("name", "node_name", "forward", "inputs", "saves", "grads", "multi_output",
-                 "casts", "view")
+    __slots__ = ("name", "node_name", "forward", "inputs", "saves", "grads", "saved_attrs",
+                 "metadata", "multi_output", "casts", "view", "node_class")
 
     def __init__(self, name, node_name, forward, inputs=("self",), saves=None, grads=None,
-                 multi_output=False, casts=False, view=False):
+                 saved_attrs=(), multi_output=False, casts=False, view=False):
         self.name = name
         self.node_name = node_name
         self.forward = forward
         self.inputs = inputs
         self.saves = saves or {}
         self.grads = grads or {}
+        self.saved_attrs = tuple(saved_attrs)
         self.multi_output = multi_output
         self.casts = casts              # the op sets its output dtype itself (``to``)
         self.view = view                # the output shares data and version counter with self
+        self.metadata = tuple(_metadata_reader(self, attr) for attr in self.saved_attrs
+                              if attr.rsplit("_sym_", 1)[-1] in _METADATA)
+        self.node_class = _node_class(node_name) if node_name else None
+        self._check()
+
+    def _check(self):
+        """Catch a typo in a row when the table is built, not in some later backward."""
+        names = set(self.inputs or ())
+        unknown = [n for n in self.saves if n not in names and n not in _OUTPUT_NAMES]
+        if self.inputs is not None:
+            unknown += [n for n in self.grads if n not in names]
+        if unknown:
+            raise ValueError(f"op row {self.name!r} ({self.node_name}) names {unknown}, which is "
+                             f"neither an input {sorted(names)} nor an output {sorted(_OUTPUT_NAMES)}")
+
+
+_OUTPUT_NAMES = {"result": 0, "result1": 1, "indices": 1, "result2": 2}    # saved names meaning outputs
+
+# The shape metadata PyTorch's nodes keep about an input (``_saved_self_sym_sizes``).
+_METADATA = {
+    "sizes": lambda t: t._array.shape,
+    "strides": lambda t: tuple(s // t._array.itemsize for s in t._array.strides),
+    "numel": lambda t: t._array.size,
+    "argsize_minus_1": lambda t: t._array.shape[-1],
+    "argsize_minus_2": lambda t: t._array.shape[-2],
+}
+
+
+def _metadata_reader(op, attr):
+    """``(attr, input index, reader)`` for an ``<input>_sym_<what>`` saved attribute."""
+    input_name, what = attr.rsplit("_sym_", 1)
+    if input_name not in (op.inputs or ()):
+        raise ValueError(f"op row {op.name!r}: saved attribute {attr!r} names no input of {op.inputs}")
+    return attr, op.inputs.index(input_name), _METADATA[what]
+
+
+_NODE_CLASSES = {}
+
+
+def _node_class(node_name):
+    """One class per PyTorch node name, made once, so ``type(y.grad_fn).__name__`` and
+    ``repr(y.grad_fn)`` read ``MulBackward0`` as they do in PyTorch (whose node classes
+    are C++ types in no Python module, hence ``__module__ = "builtins"``)."""
+    cls = _NODE_CLASSES.get(node_name)
+    if cls is None:
+        short = node_name.rsplit("::", 1)[-1]       # torch::autograd::CopyBackwards
+        cls = _NODE_CLASSES[node_name] = type(short, (OpNode,), {
+            "_name": node_name, "__module__": "builtins", "__qualname__": short,
+            "__doc__": f"The backward node PyTorch calls ``{node_name}``."})
+    return cls
 
 
 class _Saved:
@@ -61,23 +120,23 @@ class _Saved:
 
 
 class OpNode(Node):
-    """The backward node of a table op. ``_stored`` holds its SavedTensors (PyTorch's
-    ``_saved_<name>``); ``_attrs`` the non-tensor arguments (``_saved_dim``, ...)."""
+    """The backward node of a table op (each op's node is a subclass named like PyTorch's,
+    see ``_node_class``). ``_stored`` holds its SavedTensors; ``_attrs`` the op's call
+    arguments and input metadata."""
 
     def __init__(self, op, next_functions, attrs):
         super().__init__(next_functions)
         self._op = op
-        self._name = op.node_name
         self._attrs = attrs
 
     def __getattr__(self, attr):
-        attrs = self.__dict__.get("_attrs")
-        if attrs is not None and attr.startswith("_saved_") and attr[7:] in attrs:
-            return attrs[attr[7:]]
+        op = self.__dict__.get("_op")
+        if op is not None and attr.startswith("_saved_") and attr[7:] in op.saved_attrs:
+            return _as_pytorch_shows(attr[7:], self._attrs[attr[7:]])
         return super().__getattr__(attr)
 
     def __dir__(self):
-        return sorted(set(super().__dir__()) | {"_saved_" + k for k in self._attrs})
+        return sorted(set(super().__dir__()) | {"_saved_" + k for k in self._op.saved_attrs})
 
     def apply(self, grad_outputs, needs_input_grad):
         op = self._op
@@ -96,6 +155,22 @@ class OpNode(Node):
                     for i, needed in enumerate(needs_input_grad)]
         return [formulas[name](grad, ctx) if needed else None
                 for name, needed in zip(op.inputs, needs_input_grad)]
+
+
+# Scalar arguments PyTorch shows as written; its int64 ones (dims, indices) it shows
+# as unsigned 64-bit numbers, so a dim of -1 reads 18446744073709551615.
+_SCALAR_ATTRS = frozenset({"alpha", "beta", "exponent", "self", "min", "max", "value", "ord", "p", "scale"})
+
+
+def _as_pytorch_shows(name, value):
+    if name in _SCALAR_ATTRS or isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value < 0:
+        return value + 2 ** 64
+    if isinstance(value, tuple):
+        return tuple(v + 2 ** 64 if isinstance(v, int) and not isinstance(v, bool) and v < 0 else v
+                     for v in value)
+    return value
 
 
 def _edge(t):
@@ -145,12 +220,11 @@ def apply_op(op, tensors, attrs=None):
     return result
 
 
-_OUTPUT_NAMES = {"result": 0, "indices": 1}     # saved names that refer to the op's outputs
-
-
 def _record(op, tensors, attrs, outputs):
     """Create the backward node of one op application and save what it needs."""
-    node = OpNode(op, [_edge(t) for t in tensors], attrs)
+    for attr, index, read in op.metadata:
+        attrs[attr] = read(tensors[index])
+    node = op.node_class(op, [_edge(t) for t in tensors], attrs)
     for i, out in enumerate(outputs):
         if out._array.dtype.kind == "f":
             out._requires_grad = True

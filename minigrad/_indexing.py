@@ -24,39 +24,54 @@ def _normalize(key):
     return key
 
 
-def _op_for(key):
-    parts = key if isinstance(key, tuple) else (key,)
-    if any(isinstance(p, np.ndarray) or p is None or p is Ellipsis for p in parts):
-        return ops.index
-    if any(isinstance(p, (int, np.integer)) for p in parts):
-        return ops.select
-    return ops.slice
+_INT64_MAX = 2 ** 63 - 1       # PyTorch's "to the end" for a slice without a stop
+
+
+def _is_advanced(parts):
+    return any(isinstance(p, np.ndarray) or p is None or p is Ellipsis for p in parts)
 
 
 def _basic_steps(key):
-    """Split a tuple of ints and slices into one-dimension keys, or None."""
-    if not isinstance(key, tuple) or not all(
-            isinstance(k, (int, np.integer, slice)) for k in key):
-        return None
+    """Split a tuple of ints and slices into ``(dim, int or slice)`` steps, one dimension
+    each (an int removes its dimension, so later steps count without it)."""
     steps, dim = [], 0
     for k in key:
         if isinstance(k, slice) and k == slice(None):
             dim += 1
             continue
-        steps.append((slice(None),) * dim + (k,))
+        steps.append((dim, k))
         if isinstance(k, slice):
             dim += 1
     return steps
 
 
+def _apply_step(t, dim, k):
+    """One ``SelectBackward0`` or ``SliceBackward0``, with the attributes PyTorch saves."""
+    key = (slice(None),) * dim + (k,)
+    if isinstance(k, slice):
+        return apply_op(ops.slice, (t,), {
+            "key": key, "dim": dim, "start": 0 if k.start is None else k.start,
+            "end": _INT64_MAX if k.stop is None else k.stop, "step": 1 if k.step is None else k.step})
+    return apply_op(ops.select, (t,), {"key": key, "dim": dim, "index": int(k)})
+
+
+def _saved_indices(parts):
+    """PyTorch's ``IndexBackward0._saved_indices``: one index tensor (or None) per dim."""
+    from ._tensor import Tensor
+    return tuple(None if isinstance(p, slice) else Tensor._wrap(np.asarray(p)) for p in parts)
+
+
 def getitem(t, key):
     key = _normalize(key)
+    parts = key if isinstance(key, tuple) else (key,)
     try:
-        steps = _basic_steps(key)
-        if steps is None or len(steps) < 2:
-            return apply_op(_op_for(key), (t,), {"index": key, "self_sym_sizes": t._array.shape})
-        for step in steps:
-            t = apply_op(_op_for(step), (t,), {"index": step, "self_sym_sizes": t._array.shape})
+        if _is_advanced(parts):
+            return apply_op(ops.index, (t,), {"key": key, "indices": _saved_indices(parts)})
+        steps = _basic_steps(parts)
+        if not steps:                       # x[:] or x[:, :]: PyTorch gives a slice of dim 0
+            steps = [(0, slice(None))]
+        for dim, k in steps:
+            t = _apply_step(t, dim, k)
         return t
     except IndexError as exc:       # numpy says "axis", PyTorch "dimension"
         raise IndexError(str(exc).replace(" for axis ", " for dimension ")) from None

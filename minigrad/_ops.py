@@ -24,7 +24,8 @@ def _mask(bool_array, like):
 def _restore_dims(g, s):
     """Undo ``keepdim=False`` of a reduction over ``s.dim`` so ``g`` broadcasts back."""
     if not s.keepdim:
-        for d in s.dim:
+        ndim = len(s.self_sym_sizes)
+        for d in sorted(d % ndim for d in s.dim):
             g = g.unsqueeze(d)
     return g
 
@@ -44,7 +45,7 @@ def _select_backward(g, s):
     return gk * _mask(onehot, g)
 
 
-def _max_dim_forward(x, dim, keepdim, self_sym_sizes, reduce=np.argmax):
+def _max_dim_forward(x, dim, keepdim, reduce=np.argmax):
     idx = reduce(x, axis=dim)
     values = np.take_along_axis(x, np.expand_dims(idx, dim), axis=dim)
     if not keepdim:
@@ -106,34 +107,34 @@ def _inverse(perm):
 
 # --- elementwise arithmetic ------------------------------------------------------------
 add = Op("add", "AddBackward0", lambda a, b, alpha=1: a + b if alpha == 1 else a + alpha * b,
-         ("self", "other"),
+         ("self", "other"), saved_attrs=("alpha",),
          grads={"self": lambda g, s: g, "other": lambda g, s: g if s.alpha == 1 else g * s.alpha})
 sub = Op("sub", "SubBackward0", lambda a, b, alpha=1: a - b if alpha == 1 else a - alpha * b,
-         ("self", "other"),
+         ("self", "other"), saved_attrs=("alpha",),
          grads={"self": lambda g, s: g, "other": lambda g, s: -g if s.alpha == 1 else g * -s.alpha})
-rsub = Op("rsub", "RsubBackward1", lambda a, b: np.subtract(b, a), ("self", "other"),
-          grads={"self": lambda g, s: -g, "other": lambda g, s: g})
+rsub = Op("rsub", "RsubBackward1", lambda a, other, alpha: np.subtract(other, a).astype(a.dtype),
+          saved_attrs=("alpha",), grads={"self": lambda g, s: -g if s.alpha == 1 else g * -s.alpha})
 mul = Op("mul", "MulBackward0", np.multiply, ("self", "other"),
          saves={"other": "self", "self": "other"},
          grads={"self": lambda g, s: g * s.other, "other": lambda g, s: g * s.self})
 div = Op("div", "DivBackward0", _quiet(np.true_divide), ("self", "other"),
          saves={"self": "other", "other": None},
          grads={"self": lambda g, s: g / s.other,
-                "other": lambda g, s: -g * s.self / (s.other * s.other)})
+                "other": lambda g, s: -g * ((s.self / s.other) / s.other)})
 neg = Op("neg", "NegBackward0", np.negative, grads={"self": lambda g, s: -g})
 reciprocal = Op("reciprocal", "ReciprocalBackward0", _quiet(lambda x: 1.0 / x), saves={"result": None},
                 grads={"self": lambda g, s: -g * s.result * s.result})
 pow_scalar = Op("pow", "PowBackward0", _quiet(lambda x, exponent: np.power(x, exponent)),
-                saves={"self": None},
-                grads={"self": lambda g, s: g * s.exponent * s.self ** (s.exponent - 1)
+                saves={"self": None}, saved_attrs=("exponent",),
+                grads={"self": lambda g, s: g * _mul_scalar(s.self ** (s.exponent - 1), s.exponent)
                        if s.exponent != 0 else g * 0.0})
 pow_tensor = Op("pow", "PowBackward1", _quiet(np.power), ("self", "exponent"),
                 saves={"self": None, "exponent": None, "result": "exponent"},
                 grads={"self": lambda g, s: g * s.exponent * s.self ** (s.exponent - 1),
                        "exponent": lambda g, s: g * s.result * s.self.log()})
 pow_scalar_base = Op("pow", "PowBackward2", _quiet(lambda e, self: np.power(self, e)), ("exponent",),
-                     saves={"exponent": None, "result": None},
-                     grads={"exponent": lambda g, s: g * s.result * float(np.log(s.self))})
+                     saves={"exponent": None, "result": None}, saved_attrs=("self",),
+                     grads={"exponent": lambda g, s: g * _mul_scalar(s.result, float(np.log(s.self)))})
 maximum = Op("maximum", "MaximumBackward0", np.maximum, ("self", "other"),
              saves={"self": None, "other": None},
              grads={"self": lambda g, s: g * _mask(s.self._array > s.other._array, g)
@@ -141,11 +142,12 @@ maximum = Op("maximum", "MaximumBackward0", np.maximum, ("self", "other"),
                     "other": lambda g, s: g * _mask(s.other._array > s.self._array, g)
                     + g * _mask(s.self._array == s.other._array, g) * 0.5})
 where = Op("where", "WhereBackward0", lambda a, b, condition: np.where(condition._array, a, b),
-           ("self", "other"),
+           ("self", "other"), saved_attrs=("condition",),
            grads={"self": lambda g, s: g * _mask(np.broadcast_to(s.condition._array, g._array.shape), g),
                   "other": lambda g, s: g * _mask(~np.broadcast_to(s.condition._array, g._array.shape), g)})
 masked_fill = Op("masked_fill", "MaskedFillBackward0",
                  lambda x, mask, value: np.where(mask._array, np.asarray(value, dtype=x.dtype), x),
+                 saved_attrs=("mask",),
                  grads={"self": lambda g, s: g * _mask(~np.broadcast_to(s.mask._array, g._array.shape), g)})
 
 # --- elementwise functions ------------------------------------------------------------------
@@ -154,34 +156,35 @@ exp = Op("exp", "ExpBackward0", _precise(np.exp), saves={"result": None},
 log = Op("log", "LogBackward0", _precise(np.log), saves={"self": None},
          grads={"self": lambda g, s: g / s.self})
 tanh = Op("tanh", "TanhBackward0", _precise(np.tanh), saves={"result": None},
-          grads={"self": lambda g, s: g * (1 - s.result * s.result)})
+          grads={"self": lambda g, s: apply_op(tanh_backward, (g, s.result))})
 sigmoid = Op("sigmoid", "SigmoidBackward0", _precise(lambda x: 1.0 / (1.0 + np.exp(-x))), saves={"result": None},
-             grads={"self": lambda g, s: g * s.result * (1 - s.result)})
+             grads={"self": lambda g, s: apply_op(sigmoid_backward, (g, s.result))})
 relu = Op("relu", "ReluBackward0", lambda x: np.maximum(x, 0).astype(x.dtype), saves={"result": None},
-          grads={"self": lambda g, s: g * _mask(s.result._array > 0, g)})
+          grads={"self": lambda g, s: apply_op(threshold_backward, (g, s.result), {"threshold": 0})})
 abs = Op("abs", "AbsBackward0", np.abs, saves={"self": None},
-         grads={"self": lambda g, s: g * s.self.sign()})
+         grads={"self": lambda g, s: g * apply_op(sgn, (s.self,))})
 sqrt = Op("sqrt", "SqrtBackward0", _quiet(np.sqrt), saves={"result": None},
-          grads={"self": lambda g, s: g / (2 * s.result)})
+          grads={"self": lambda g, s: g / _mul_scalar(s.result, 2)})
 sin = Op("sin", "SinBackward0", _precise(np.sin), saves={"self": None},
          grads={"self": lambda g, s: g * s.self.cos()})
 cos = Op("cos", "CosBackward0", _precise(np.cos), saves={"self": None},
-         grads={"self": lambda g, s: -g * s.self.sin()})
-clamp = Op("clamp", "ClampBackward1", _clamp_forward, saves={"self": None},
+         grads={"self": lambda g, s: g * -s.self.sin()})
+clamp = Op("clamp", "ClampBackward1", _clamp_forward, saves={"self": None}, saved_attrs=("max", "min"),
            grads={"self": _clamp_backward})
 clone = Op("clone", "CloneBackward0", np.copy, grads={"self": lambda g, s: g})
-to_copy = Op("_to_copy", "ToCopyBackward0", lambda x, dtype: x.astype(dtype.np),
-             saves={"self": None}, casts=True,
-             grads={"self": lambda g, s: g.to(s.self.dtype)})
+to_copy = Op("_to_copy", "ToCopyBackward0", lambda x, dtype, self_dtype: x.astype(dtype.np), casts=True,
+             grads={"self": lambda g, s: g.to(s.self_dtype)})
 
 # --- reductions ---------------------------------------------------------------------
-sum = Op("sum", "SumBackward0", lambda x, self_sym_sizes: np.sum(x),
+sum = Op("sum", "SumBackward0", np.sum, saved_attrs=("self_sym_sizes",),
          grads={"self": lambda g, s: g.expand(s.self_sym_sizes)})
-sum_dim = Op("sum", "SumBackward1", lambda x, dim, keepdim, self_sym_sizes: np.sum(x, axis=dim, keepdims=keepdim),
+sum_dim = Op("sum", "SumBackward1", lambda x, dim, keepdim: np.sum(x, axis=dim, keepdims=keepdim),
+             saved_attrs=("dim", "keepdim", "self_sym_sizes"),
              grads={"self": lambda g, s: _restore_dims(g, s).expand(s.self_sym_sizes)})
-mean = Op("mean", "MeanBackward0", lambda x, self_sym_sizes: np.mean(x),
-          grads={"self": lambda g, s: g.expand(s.self_sym_sizes) / float(np.prod(s.self_sym_sizes))})
-mean_dim = Op("mean", "MeanBackward1", lambda x, dim, keepdim, self_sym_sizes: np.mean(x, axis=dim, keepdims=keepdim),
+mean = Op("mean", "MeanBackward0", np.mean, saved_attrs=("self_sym_numel", "self_sym_sizes"),
+          grads={"self": lambda g, s: g.expand(s.self_sym_sizes) / float(s.self_sym_numel)})
+mean_dim = Op("mean", "MeanBackward1", lambda x, dim, keepdim: np.mean(x, axis=dim, keepdims=keepdim),
+              saved_attrs=("dim", "keepdim", "self_sym_numel", "self_sym_sizes"),
               grads={"self": lambda g, s: _restore_dims(g, s).expand(s.self_sym_sizes)
                      / float(np.prod([s.self_sym_sizes[d] for d in s.dim]))})
 max = Op("max", "MaxBackward1", np.max, saves={"self": None, "result": None},
@@ -189,54 +192,61 @@ max = Op("max", "MaxBackward1", np.max, saves={"self": None, "result": None},
 min = Op("min", "MinBackward1", np.min, saves={"self": None, "result": None},
          grads={"self": _max_full_backward})
 max_dim = Op("max", "MaxBackward0", _max_dim_forward, multi_output=True, saves={"indices": None},
+             saved_attrs=("dim", "keepdim", "self_sym_sizes"),
              grads={"self": lambda grads, s: _select_backward(grads[0], s)})
 min_dim = Op("min", "MinBackward0", lambda x, **kw: _max_dim_forward(x, reduce=np.argmin, **kw),
-             multi_output=True, saves={"indices": None},
+             multi_output=True, saves={"indices": None}, saved_attrs=("dim", "keepdim", "self_sym_sizes"),
              grads={"self": lambda grads, s: _select_backward(grads[0], s)})
-
-
 norm = Op("linalg_vector_norm", "LinalgVectorNormBackward0",
-          _quiet(lambda x: np.sqrt(np.sum(x * x))), saves={"self": None, "result": None},
+          _quiet(lambda x, ord, dim, keepdim: np.sqrt(np.sum(x * x))), saves={"self": None, "result": None},
+          saved_attrs=("dim", "keepdim", "ord"),
           grads={"self": lambda g, s: g * s.self / s.result if float(s.result._array) != 0.0
                  else g * s.self * 0.0})
-softmax = Op("_softmax", "SoftmaxBackward0", _quiet(_softmax), saves={"result": None},
-             grads={"self": lambda g, s: s.result * (g - (g * s.result).sum(s.dim, keepdim=True))})
+softmax = Op("_softmax", "SoftmaxBackward0", _quiet(_softmax), saves={"result": None}, saved_attrs=("dim",),
+             grads={"self": lambda g, s: apply_op(softmax_backward, (g, s.result), {"dim": s.dim})})
 log_softmax = Op("_log_softmax", "LogSoftmaxBackward0", _quiet(_log_softmax), saves={"result": None},
-                 grads={"self": lambda g, s: g - s.result.exp() * g.sum(s.dim, keepdim=True)})
+                 saved_attrs=("dim",),
+                 grads={"self": lambda g, s: apply_op(log_softmax_backward, (g, s.result), {"dim": s.dim})})
 
 # --- shapes --------------------------------------------------------------------------
-view = Op("view", "ViewBackward0", lambda x, size, self_sym_sizes: x.reshape(size), view=True,
+view = Op("view", "ViewBackward0", lambda x, size: x.reshape(size), view=True,
+          saved_attrs=("self_sym_sizes",),
           grads={"self": lambda g, s: g.reshape(s.self_sym_sizes)})
-unsafe_view = Op("_unsafe_view", "UnsafeViewBackward0", lambda x, size, self_sym_sizes: x.reshape(size),
+unsafe_view = Op("_unsafe_view", "UnsafeViewBackward0", lambda x, size: x.reshape(size),
+                 saved_attrs=("self_sym_sizes",),
                  grads={"self": lambda g, s: g.reshape(s.self_sym_sizes)})
 transpose = Op("transpose", "TransposeBackward0", lambda x, dim0, dim1: np.swapaxes(x, dim0, dim1),
-               view=True, grads={"self": lambda g, s: g.transpose(s.dim0, s.dim1)})
+               view=True, saved_attrs=("dim0", "dim1"),
+               grads={"self": lambda g, s: g.transpose(s.dim0, s.dim1)})
 t = Op("t", "TBackward0", lambda x: x.T, view=True, grads={"self": lambda g, s: g.t()})
 permute = Op("permute", "PermuteBackward0", lambda x, dims: np.transpose(x, dims),
-             view=True, grads={"self": lambda g, s: g.permute(*_inverse(s.dims))})
+             view=True, saved_attrs=("dims",),
+             grads={"self": lambda g, s: g.permute(*_inverse([d % len(s.dims) for d in s.dims]))})
 unsqueeze = Op("unsqueeze", "UnsqueezeBackward0", lambda x, dim: np.expand_dims(x, dim),
-               view=True, grads={"self": lambda g, s: g.squeeze(s.dim)})
-squeeze = Op("squeeze", "SqueezeBackward0", lambda x, self_sym_sizes: np.squeeze(x),
+               view=True, saved_attrs=("dim",), grads={"self": lambda g, s: g.squeeze(s.dim)})
+squeeze = Op("squeeze", "SqueezeBackward0", np.squeeze, saved_attrs=("self_sym_sizes",),
              view=True, grads={"self": lambda g, s: g.reshape(s.self_sym_sizes)})
 squeeze_dim = Op("squeeze", "SqueezeBackward1",
-                 lambda x, dim, self_sym_sizes: np.squeeze(x, dim) if x.ndim and x.shape[dim] == 1 else x,
-                 view=True, grads={"self": lambda g, s: g.reshape(s.self_sym_sizes)})
-squeeze_dims = Op("squeeze", "SqueezeBackward2", lambda x, dim, self_sym_sizes: np.squeeze(x, dim),
-                  view=True, grads={"self": lambda g, s: g.reshape(s.self_sym_sizes)})
-squeeze_dims_ = Op("squeeze_", "SqueezeBackward4", lambda x, dim, self_sym_sizes: np.squeeze(x, dim),
-                   view=True, grads={"self": lambda g, s: g.reshape(s.self_sym_sizes)})
-expand = Op("expand", "ExpandBackward0", lambda x, size, self_sym_sizes: np.broadcast_to(x, size),
-            view=True, grads={"self": lambda g, s: g.sum_to_size(s.self_sym_sizes)})
+                 lambda x, dim: np.squeeze(x, dim) if x.ndim and x.shape[dim] == 1 else x,
+                 view=True, saved_attrs=("dim", "self_sym_sizes"), grads={"self": lambda g, s: g.reshape(s.self_sym_sizes)})
+squeeze_dims = Op("squeeze", "SqueezeBackward2", lambda x, dim: np.squeeze(x, dim),
+                  view=True, saved_attrs=("dim", "self_sym_sizes"), grads={"self": lambda g, s: g.reshape(s.self_sym_sizes)})
+squeeze_ = Op("squeeze_", "SqueezeBackward4", lambda x, dim: np.squeeze(x, dim),
+                   view=True, saved_attrs=("dim", "self_sym_sizes"), grads={"self": lambda g, s: g.reshape(s.self_sym_sizes)})
+expand = Op("expand", "ExpandBackward0", lambda x, size: np.broadcast_to(x, size),
+            view=True, saved_attrs=("self_sym_sizes",), grads={"self": lambda g, s: g.sum_to_size(s.self_sym_sizes)})
 unbind = Op("unbind", "UnbindBackward0", lambda x, dim: tuple(np.moveaxis(x, dim, 0)),
-            multi_output=True,
+            multi_output=True, saved_attrs=("dim",),
             grads={"self": lambda grads, s: _stack_or_zeros(grads, s.dim)})
 # numpy lays the result of concatenate/stack out like its inputs (a transposed or
 # broadcast input gives a non-C-contiguous result); PyTorch's cat/stack are always
 # contiguous, which decides whether a later reshape is a view or a copy.
 cat = Op("cat", "CatBackward0",
          lambda *xs, dim, sizes: np.ascontiguousarray(np.concatenate(xs, axis=dim)), None,
+         saved_attrs=("dim",),
          grads=lambda g, s, i: g.narrow(s.dim, int(np.sum(s.sizes[:i])), s.sizes[i]))
 stack = Op("stack", "StackBackward0", lambda *xs, dim: np.ascontiguousarray(np.stack(xs, axis=dim)), None,
+           saved_attrs=("dim",),
            grads=lambda g, s, i: g.select(s.dim, i))
 
 
@@ -249,36 +259,46 @@ def _stack_or_zeros(grads, dim):
 
 
 # --- indexing ---------------------------------------------------------------------------
-def _index_backward(g, s):
-    """Scatter ``g`` into zeros of the input's shape (``index_put``, accumulating)."""
-    return apply_op(index_put_zeros, (g,), {"index": s.index, "shape": s.self_sym_sizes})
+def _scatter_into_zeros(name, node_name):
+    """The backward of an indexing op as an op of its own (``select_backward``, ...): scatter
+    ``g`` into zeros of the input's shape; repeated indices accumulate."""
+    def forward(g, key, shape):
+        out = np.zeros(shape, dtype=g.dtype)
+        np.add.at(out, key, g)
+        return out
+    return Op(name, node_name, forward, grads={"self": lambda g, s: g[s.key]})
 
 
-def _index_put_zeros_forward(g, index, shape):
-    out = np.zeros(shape, dtype=g.dtype)
-    np.add.at(out, index, g)        # repeated indices accumulate
-    return out
+select_backward = _scatter_into_zeros("select_backward", "SelectBackwardBackward0")
+slice_backward = _scatter_into_zeros("slice_backward", "SliceBackwardBackward0")
+index_put = _scatter_into_zeros("_index_put_impl_", "IndexPutImplBackward0")
 
 
-select = Op("select", "SelectBackward0", lambda x, index, self_sym_sizes: x[index],
-            view=True, grads={"self": _index_backward})
-slice = Op("slice", "SliceBackward0", lambda x, index, self_sym_sizes: x[index],
-           view=True, grads={"self": _index_backward})
-index = Op("index", "IndexBackward0", lambda x, index, self_sym_sizes: x[index],
-           grads={"self": _index_backward})
-index_put_zeros = Op("index_put", "IndexPutBackward0", _index_put_zeros_forward,
-                     grads={"self": lambda g, s: g[s.index]})
+def _index_backward(scatter):
+    return lambda g, s: apply_op(scatter, (g,), {"key": s.key, "shape": s.self_sym_sizes})
+
+
+# ``key`` is the numpy key; the other attributes are what PyTorch's nodes show.
+select = Op("select", "SelectBackward0", lambda x, key, dim, index: x[key],
+            view=True, saved_attrs=("dim", "index", "self_sym_sizes"),
+            grads={"self": _index_backward(select_backward)})
+slice = Op("slice", "SliceBackward0", lambda x, key, dim, start, end, step: x[key],
+           view=True, saved_attrs=("dim", "end", "self_sym_sizes", "start", "step"),
+           grads={"self": _index_backward(slice_backward)})
+index = Op("index", "IndexBackward0", lambda x, key, indices: x[key],
+           saved_attrs=("indices", "self_sym_sizes"), grads={"self": _index_backward(index_put)})
 
 # --- matrix products ------------------------------------------------------------------
 mm = Op("mm", "MmBackward0", np.matmul, ("self", "mat2"),
         saves={"self": "mat2", "mat2": "self"},
+        saved_attrs=("mat2_sym_sizes", "mat2_sym_strides", "self_sym_sizes", "self_sym_strides"),
         grads={"self": lambda g, s: g.mm(s.mat2.t()), "mat2": lambda g, s: s.self.t().mm(g)})
 dot = Op("dot", "DotBackward0", np.dot, ("self", "tensor"),
          saves={"self": "tensor", "tensor": "self"},
          grads={"self": lambda g, s: g * s.tensor, "tensor": lambda g, s: g * s.self})
 mv = Op("mv", "MvBackward0", np.matmul, ("self", "vec"),
         saves={"self": "vec", "vec": "self"},
-        grads={"self": lambda g, s: g.unsqueeze(1) * s.vec.unsqueeze(0),
+        grads={"self": lambda g, s: g.unsqueeze(1) * s.vec,
                "vec": lambda g, s: s.self.t().matmul(g)})
 bmm = Op("matmul", "BmmBackward0", np.matmul, ("self", "other"),
          saves={"self": "other", "other": "self"},
@@ -295,10 +315,56 @@ ge = Op("ge", None, np.greater_equal, ("self", "other"))
 logical_and = Op("logical_and", None, np.logical_and, ("self", "other"))
 logical_or = Op("logical_or", None, np.logical_or, ("self", "other"))
 logical_not = Op("logical_not", None, np.logical_not)
-sign = Op("sign", None, np.sign)
+sign = Op("sign", "SignBackward0", np.sign, grads={"self": lambda g, s: _zeros_like(g)})
+sgn = Op("sgn", "SgnBackward0", np.sign, grads={"self": lambda g, s: _zeros_like(g)})
 fill = Op("fill_", "FillBackward2", lambda x, value: np.full_like(x, value),
           grads={"self": lambda g, s: g * 0.0})
 zero = Op("zero_", "ZeroBackward0", np.zeros_like, grads={"self": lambda g, s: g * 0.0})
 copy = Op("copy_", "torch::autograd::CopyBackwards", lambda x, src: np.broadcast_to(src, x.shape).astype(x.dtype),
           ("self", "src"),
           grads={"self": lambda g, s: g * 0.0, "src": lambda g, s: g})
+
+
+# --- backward formulas that are ops of their own -----------------------------------------
+# Where PyTorch's derivative is one kernel (``tanh_backward``, ``threshold_backward``, ...),
+# it is one op here too, so a ``create_graph=True`` backward records PyTorch's node
+# (``TanhBackwardBackward0``) and its rows give the second derivatives.
+def _zeros_like(g):
+    return _tensor.Tensor._wrap(np.zeros_like(g._array))
+
+
+def _mul_scalar(t, other):
+    """``t * other`` with a Python number, as PyTorch's formulas write it (``MulBackward1``;
+    a user's ``x * 2`` is a ``MulBackward0``)."""
+    return apply_op(mul_scalar, (t,), {"other": other})
+
+
+mul_scalar = Op("mul", "MulBackward1", lambda x, other: x * other, saved_attrs=("other",),
+                grads={"self": lambda g, s: _mul_scalar(g, s.other)})
+tanh_backward = Op("tanh_backward", "TanhBackwardBackward0", lambda g, y: g * (1 - y * y),
+                   ("grad_output", "output"), saves={"grad_output": None, "output": None},
+                   grads={"grad_output": lambda gg, s: apply_op(tanh_backward, (gg, s.output)),
+                          "output": lambda gg, s: _mul_scalar(gg * s.grad_output * s.output, -2)})
+sigmoid_backward = Op("sigmoid_backward", "SigmoidBackwardBackward0", lambda g, y: g * y * (1 - y),
+                      ("grad_output", "output"), saves={"grad_output": None, "output": None},
+                      grads={"grad_output": lambda gg, s: apply_op(sigmoid_backward, (gg, s.output)),
+                             "output": lambda gg, s: gg * s.grad_output * (1 - _mul_scalar(s.output, 2))})
+threshold_backward = Op("threshold_backward", "ThresholdBackwardBackward0",
+                        lambda g, x, threshold: g * (x > threshold).astype(g.dtype),
+                        ("grad_output", "self"), saves={"self": None}, saved_attrs=("threshold",),
+                        grads={"grad_output": lambda gg, s: apply_op(
+                                   threshold_backward, (gg, s.self), {"threshold": s.threshold}),
+                               "self": lambda gg, s: _zeros_like(gg)})
+softmax_backward = Op(
+    "_softmax_backward_data", "SoftmaxBackwardDataBackward0",
+    lambda g, y, dim: y * (g - (g * y).sum(axis=dim, keepdims=True)),
+    ("grad_output", "output"), saves={"grad_output": None, "output": None}, saved_attrs=("dim",),
+    grads={"grad_output": lambda gg, s: apply_op(softmax_backward, (gg, s.output), {"dim": s.dim}),
+           "output": lambda gg, s: gg * (s.grad_output - (s.grad_output * s.output).sum(s.dim, keepdim=True))
+           - s.grad_output * (gg * s.output).sum(s.dim, keepdim=True)})
+log_softmax_backward = Op(
+    "_log_softmax_backward_data", "LogSoftmaxBackwardDataBackward0",
+    lambda g, y, dim: g - _precise(np.exp)(y) * g.sum(axis=dim, keepdims=True),
+    ("grad_output", "output"), saves={"grad_output": None, "output": None}, saved_attrs=("dim",),
+    grads={"grad_output": lambda gg, s: gg - (gg * s.output.exp()).sum(s.dim, keepdim=True),
+           "output": lambda gg, s: -gg * s.output.exp() * s.grad_output.sum(s.dim, keepdim=True)})

@@ -409,7 +409,10 @@ class Tensor:
     def __add__(self, other): return self.add(other)
     def __radd__(self, other): return self.add(other)
     def __sub__(self, other): return self.sub(other)
-    def __rsub__(self, other): return self._binary(ops.rsub, other)
+    def __rsub__(self, other):
+        if isinstance(other, (bool, int, float, np.number)):    # ``2 - x``: rsub with a Scalar
+            return apply_op(ops.rsub, (self,), {"other": other, "alpha": 1})
+        return _as_tensor(other).sub(self)
     def __mul__(self, other): return self._binary(ops.mul, other)
     def __rmul__(self, other): return self._binary(ops.mul, other)
     def __truediv__(self, other): return self._binary(ops.div, other)
@@ -476,7 +479,7 @@ class Tensor:
             return self
         if dtype is None or dtype is self.dtype:
             return self
-        return apply_op(ops.to_copy, (self,), {"dtype": dtype})
+        return apply_op(ops.to_copy, (self,), {"dtype": dtype, "self_dtype": self.dtype})
 
     def float(self): return self.to(dtypes.float32)
     def double(self): return self.to(dtypes.float64)
@@ -492,37 +495,33 @@ class Tensor:
     # reductions
     def sum(self, dim=None, keepdim=False):
         if dim is None:
-            return apply_op(ops.sum, (self,), {"self_sym_sizes": self._array.shape})
-        return apply_op(ops.sum_dim, (self,), {"dim": _dims(dim, self._array.ndim), "keepdim": keepdim,
-                                               "self_sym_sizes": self._array.shape})
+            return apply_op(ops.sum, (self,))
+        return apply_op(ops.sum_dim, (self,), {"dim": _dims(dim, self._array.ndim), "keepdim": keepdim})
 
     def mean(self, dim=None, keepdim=False):
         if dim is None:
-            return apply_op(ops.mean, (self,), {"self_sym_sizes": self._array.shape})
-        return apply_op(ops.mean_dim, (self,), {"dim": _dims(dim, self._array.ndim), "keepdim": keepdim,
-                                                "self_sym_sizes": self._array.shape})
+            return apply_op(ops.mean, (self,))
+        return apply_op(ops.mean_dim, (self,), {"dim": _dims(dim, self._array.ndim), "keepdim": keepdim})
 
     def max(self, dim=None, keepdim=False):
         if isinstance(dim, Tensor):
             return self.maximum(dim)
         if dim is None:
             return apply_op(ops.max, (self,))
-        values, indices = apply_op(ops.max_dim, (self,), {"dim": dim % max(self._array.ndim, 1), "keepdim": keepdim,
-                                                           "self_sym_sizes": self._array.shape})
+        values, indices = apply_op(ops.max_dim, (self,), {"dim": _dim(dim, self._array.ndim), "keepdim": keepdim})
         return MinMaxResult(values, indices)
 
     def min(self, dim=None, keepdim=False):
         if dim is None:
             return apply_op(ops.min, (self,))
-        values, indices = apply_op(ops.min_dim, (self,), {"dim": dim % max(self._array.ndim, 1), "keepdim": keepdim,
-                                                           "self_sym_sizes": self._array.shape})
+        values, indices = apply_op(ops.min_dim, (self,), {"dim": _dim(dim, self._array.ndim), "keepdim": keepdim})
         return MinMaxResult(values, indices)
 
     def norm(self, p=2):
         """``Tensor.norm()``: the Euclidean norm of all elements (``p=2`` only)."""
         if p != 2:
             raise NotImplementedError("minigrad's norm supports p=2 only")
-        return apply_op(ops.norm, (self,))
+        return apply_op(ops.norm, (self,), {"ord": 2, "dim": None, "keepdim": False})
 
     def argmax(self, dim=None, keepdim=False):
         data = self._array.argmax() if dim is None else self._array.argmax(axis=dim)
@@ -531,10 +530,10 @@ class Tensor:
         return Tensor._wrap(np.asarray(data, dtype=np.int64))
 
     def softmax(self, dim):
-        return apply_op(ops.softmax, (self,), {"dim": dim % self._array.ndim})
+        return apply_op(ops.softmax, (self,), {"dim": _dim(dim, self._array.ndim)})
 
     def log_softmax(self, dim):
-        return apply_op(ops.log_softmax, (self,), {"dim": dim % self._array.ndim})
+        return apply_op(ops.log_softmax, (self,), {"dim": _dim(dim, self._array.ndim)})
 
     def masked_fill(self, mask, value):
         return apply_op(ops.masked_fill, (self,), {"mask": _as_tensor(mask), "value": float(value)})
@@ -557,16 +556,16 @@ class Tensor:
             raise RuntimeError(
                 "view size is not compatible with input tensor's size and stride (at least one "
                 "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
-        return apply_op(ops.view, (self,), {"size": size, "self_sym_sizes": self._array.shape})
+        return apply_op(ops.view, (self,), {"size": size})
 
     def reshape(self, *shape):
         """``Tensor.reshape``: a view when the data is contiguous, else a copy
         (``UnsafeViewBackward0`` over ``CloneBackward0``, as in PyTorch)."""
         size = self._target_shape(shape)
         if self._array.flags.c_contiguous or size == self._array.shape:
-            return apply_op(ops.view, (self,), {"size": size, "self_sym_sizes": self._array.shape})
+            return apply_op(ops.view, (self,), {"size": size})
         copy = self.clone()
-        return apply_op(ops.unsafe_view, (copy,), {"size": size, "self_sym_sizes": self._array.shape})
+        return apply_op(ops.unsafe_view, (copy,), {"size": size})
 
     def view_as(self, other):
         return self.reshape(other.shape)
@@ -580,8 +579,8 @@ class Tensor:
         return self.reshape(shape[:start] + (-1,) + shape[end + 1:])
 
     def transpose(self, dim0, dim1):
-        nd = max(self._array.ndim, 1)
-        return apply_op(ops.transpose, (self,), {"dim0": dim0 % nd, "dim1": dim1 % nd})
+        nd = self._array.ndim
+        return apply_op(ops.transpose, (self,), {"dim0": _dim(dim0, nd), "dim1": _dim(dim1, nd)})
 
     def t(self):
         if self._array.ndim > 2:
@@ -597,30 +596,26 @@ class Tensor:
         return self.transpose(-2, -1)
 
     def permute(self, *dims):
-        dims = tuple(d % self._array.ndim for d in _shape_arg(dims))
+        dims = tuple(_dim(d, self._array.ndim) for d in _shape_arg(dims))
         return apply_op(ops.permute, (self,), {"dims": dims})
 
     def unsqueeze(self, dim):
-        return apply_op(ops.unsqueeze, (self,), {"dim": dim % (self._array.ndim + 1)})
+        return apply_op(ops.unsqueeze, (self,), {"dim": _dim(dim, self._array.ndim + 1)})
 
     def squeeze(self, dim=None):
         if dim is None:
-            return apply_op(ops.squeeze, (self,), {"self_sym_sizes": self._array.shape})
+            return apply_op(ops.squeeze, (self,))
         if isinstance(dim, (tuple, list)):
-            return self._squeeze_dims(dim, ops.squeeze_dims)
-        return apply_op(ops.squeeze_dim, (self,), {"dim": dim % max(self._array.ndim, 1),
-                                                   "self_sym_sizes": self._array.shape})
-
-    def _squeeze_dims(self, dims, op):
-        nd = max(self._array.ndim, 1)
-        dims = tuple(sorted(d % nd for d in dims if self._array.ndim and self._array.shape[d % nd] == 1))
-        return apply_op(op, (self,), {"dim": dims, "self_sym_sizes": self._array.shape})
+            nd = max(self._array.ndim, 1)
+            dims = tuple(sorted(d % nd for d in dim if self._array.ndim and self._array.shape[d % nd] == 1))
+            return apply_op(ops.squeeze_dims, (self,), {"dim": dims})
+        return apply_op(ops.squeeze_dim, (self,), {"dim": _dim(dim, self._array.ndim)})
 
     def expand(self, *sizes):
         sizes = _shape_arg(sizes)
         lead = len(sizes) - self._array.ndim
         sizes = tuple(self._array.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
-        return apply_op(ops.expand, (self,), {"size": sizes, "self_sym_sizes": self._array.shape})
+        return apply_op(ops.expand, (self,), {"size": sizes})
 
     def expand_as(self, other):
         return self.expand(other.shape)
@@ -629,7 +624,7 @@ class Tensor:
         return _sum_to(self, tuple(_shape_arg(shape)))
 
     def unbind(self, dim=0):
-        return apply_op(ops.unbind, (self,), {"dim": dim % self._array.ndim})
+        return apply_op(ops.unbind, (self,), {"dim": _dim(dim, self._array.ndim)})
 
     def chunk(self, chunks, dim=0):
         size = -(-self._array.shape[dim] // chunks)
@@ -671,13 +666,13 @@ class Tensor:
         if a == 2 and b == 1:
             return apply_op(ops.mv, (self, other))
         if a == 1 and b == 2:
-            return self.unsqueeze(0).matmul(other)._squeeze_dims((0,), ops.squeeze_dims_)
+            return apply_op(ops.squeeze_, (self.unsqueeze(0).matmul(other),), {"dim": 0})
         if a > 2 and b in (1, 2):
             out_shape = self._array.shape[:-1] + other._array.shape[1:]
             folded = self.reshape(-1, self._array.shape[-1]).matmul(other)
-            return apply_op(ops.unsafe_view, (folded,), {"size": out_shape, "self_sym_sizes": folded._array.shape})
+            return apply_op(ops.unsafe_view, (folded,), {"size": out_shape})
         if a == 1:      # a vector times a batch of matrices: a batch of row vectors
-            return self.unsqueeze(0).matmul(other)._squeeze_dims((-2,), ops.squeeze_dims_)
+            return apply_op(ops.squeeze_, (self.unsqueeze(0).matmul(other),), {"dim": -2})
         return apply_op(ops.bmm, (self, other))
 
     mm = matmul
@@ -723,9 +718,20 @@ def _shape_arg(shape):
     return tuple(shape)
 
 
+def _dim(dim, ndim):
+    """Check ``dim`` against a tensor of ``ndim`` dimensions and return it as given: like
+    PyTorch's nodes, minigrad's keep the dim the caller wrote (``-1`` included)."""
+    low, high = -max(ndim, 1), max(ndim, 1) - 1
+    if not low <= dim <= high:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{low}, {high}], "
+                         f"but got {dim})")
+    return dim
+
+
 def _dims(dim, ndim):
+    """A reduction's dims as a tuple, each checked by ``_dim``."""
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    return tuple(sorted(d % max(ndim, 1) for d in dims))
+    return tuple(_dim(d, ndim) for d in dims)
 
 
 def _sum_to(grad, shape):
@@ -736,6 +742,8 @@ def _sum_to(grad, shape):
     gshape = grad._array.shape
     if gshape == shape:
         return grad
+    if not shape:
+        return grad.sum()
     lead = len(gshape) - len(shape)
     dims = tuple(range(lead)) + tuple(
         lead + i for i, s in enumerate(shape) if s == 1 and gshape[lead + i] != 1)

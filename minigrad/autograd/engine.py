@@ -50,6 +50,7 @@ class GraphRoot(Node):
     newest sequence number and hands each root its gradient."""
 
     _name = "GraphRoot"
+    __module__ = "builtins"
 
     def __init__(self, edges, grads):
         super().__init__(edges)

@@ -33,7 +33,7 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self):
-        return tuple(s.unpack(self) for s in self._saved_for_backward)
+        return tuple(s.unpack(self) for s in self._packed_tensors)
 
 
 class BackwardCFunction(Node, FunctionCtx):
@@ -56,7 +56,7 @@ class BackwardCFunction(Node, FunctionCtx):
         return tuple(g for g, is_tensor in zip(grads, self._is_tensor_arg) if is_tensor)
 
     def release_variables(self):
-        for saved in self._saved_for_backward:
+        for saved in self._packed_tensors:
             saved.free()
 
 
@@ -113,7 +113,7 @@ class Function(metaclass=_FunctionMeta):
         ctx._to_save = ()
         ctx._non_differentiable = ()
         ctx._materialize_grads = True
-        ctx._saved_for_backward = ()
+        ctx._packed_tensors = ()
         is_tensor = tuple(isinstance(a, Tensor) for a in args)
         ctx._is_tensor_arg = is_tensor
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
@@ -143,11 +143,11 @@ class Function(metaclass=_FunctionMeta):
                     ctx._input_metadata.append((out._array.shape, out._array.dtype))
                 wrapped.append(out)
             outputs = tuple(wrapped)
-            ctx._saved_for_backward = tuple(
+            ctx._packed_tensors = tuple(
                 SavedTensor(t, is_output=any(t is o for o in outputs)) if t is not None
                 else SavedTensor(None) for t in ctx._to_save)
         else:
-            ctx._saved_for_backward = tuple(SavedTensor(t) for t in ctx._to_save)
+            ctx._packed_tensors = tuple(SavedTensor(t) for t in ctx._to_save)
         del ctx._to_save
 
         result = outputs[0] if single else outputs

@@ -143,9 +143,6 @@ class Node:
             names.update(("_saved_" + key, "_raw_saved_" + key))
         return sorted(names)
 
-    def __repr__(self):
-        return f"<{self.name()}>"
-
     # --- running -------------------------------------------------------------------
     def apply(self, grad_outputs, needs_input_grad):
         """Compute the gradients w.r.t. the forward inputs (one per next edge).
@@ -225,6 +222,7 @@ class AccumulateGrad(Node):
     """
 
     _name = "torch::autograd::AccumulateGrad"
+    __module__ = "builtins"         # so it prints <AccumulateGrad object at 0x...>, as PyTorch's C++ type
 
     def __init__(self, variable):
         super().__init__((), ACCUMULATE_GRAD_SEQUENCE_NR)

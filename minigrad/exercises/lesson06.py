@@ -127,7 +127,7 @@ def _held_bytes(root, weights):
     total = 0
     for node in graph_nodes(root):
         saved = list(getattr(node, "_stored", {}).values())
-        saved += list(getattr(node, "_saved_for_backward", ()) or ())
+        saved += list(getattr(node, "_packed_tensors", ()) or ())
         for s in saved:
             if s._hooked:
                 total += _nbytes(s._packed)

@@ -49,6 +49,8 @@ def _addmm_forward(bias, mat1, mat2, beta, alpha):
 addmm_op = Op("addmm", "AddmmBackward0", _addmm_forward,
               ("self", "mat1", "mat2"),
               saves={"mat1": "mat2", "mat2": "mat1"},
+              saved_attrs=("alpha", "beta", "mat1_sym_sizes", "mat1_sym_strides", "mat2_sym_sizes",
+                           "mat2_sym_strides"),
               grads={"self": lambda g, s: g * s.beta if s.beta != 1 else g,
                      "mat1": lambda g, s: g.mm(s.mat2.t()) * s.alpha if s.alpha != 1 else g.mm(s.mat2.t()),
                      # (g.T @ mat1).T rather than mat1.T @ g, as PyTorch's mm_mat2_backward:
@@ -56,7 +58,7 @@ addmm_op = Op("addmm", "AddmmBackward0", _addmm_forward,
                      "mat2": lambda g, s: (g.t().mm(s.mat1) * s.alpha if s.alpha != 1 else g.t().mm(s.mat1)).t()})
 
 
-def _im2col_forward(x, kernel_size, dilation, padding, stride, self_sym_sizes):
+def _im2col_forward(x, kernel_size, dilation, padding, stride):
     return _im2col.unfold(x, kernel_size, stride, padding, dilation=dilation)
 
 
@@ -66,8 +68,7 @@ def _col2im_forward(x, output_size, kernel_size, dilation, padding, stride):
 
 def _apply_im2col(x, kernel_size, dilation, padding, stride):
     return apply_op(im2col_op, (x,), {"kernel_size": kernel_size, "dilation": dilation,
-                                      "padding": padding, "stride": stride,
-                                      "self_sym_sizes": x._array.shape})
+                                      "padding": padding, "stride": stride})
 
 
 def _apply_col2im(x, output_size, kernel_size, dilation, padding, stride):
@@ -77,9 +78,13 @@ def _apply_col2im(x, output_size, kernel_size, dilation, padding, stride):
 
 # unfold and fold are adjoint: each one's backward is the other.
 im2col_op = Op("im2col", "Im2ColBackward0", _im2col_forward,
+               saved_attrs=("dilation", "kernel_size", "padding", "self_sym_argsize_minus_1",
+                            "self_sym_argsize_minus_2", "stride"),
                grads={"self": lambda g, s: _apply_col2im(
-                   g, s.self_sym_sizes[-2:], s.kernel_size, s.dilation, s.padding, s.stride)})
+                   g, (s.self_sym_argsize_minus_2, s.self_sym_argsize_minus_1), s.kernel_size,
+                   s.dilation, s.padding, s.stride)})
 col2im_op = Op("col2im", "Col2ImBackward0", _col2im_forward,
+               saved_attrs=("dilation", "kernel_size", "padding", "stride"),
                grads={"self": lambda g, s: _apply_im2col(
                    g, s.kernel_size, s.dilation, s.padding, s.stride)})
 
@@ -113,11 +118,14 @@ def _conv_grad_weight(g, s):
 
 convolution_op = Op("convolution", "ConvolutionBackward0", _conv_forward, ("input", "weight", "bias"),
                     saves={"input": "weight", "weight": "input"},
+                    saved_attrs=("bias_sym_sizes_opt", "dilation", "groups", "output_padding",
+                                 "padding", "stride", "transposed"),
                     grads={"input": _conv_grad_input, "weight": _conv_grad_weight,
                            "bias": lambda g, s: g.sum((0, 2, 3))})
 
 
 def _max_pool_forward(x, kernel_size, stride, padding, dilation, ceil_mode):
+    stride = stride or kernel_size      # PyTorch keeps stride=None as (), meaning "the kernel size"
     n, c, h, w = x.shape
     kh, kw = kernel_size
     oh, ow = _im2col.unfold_output_size((h, w), kernel_size, stride, padding, dilation)
@@ -126,7 +134,32 @@ def _max_pool_forward(x, kernel_size, stride, padding, dilation, ceil_mode):
     cols = cols.reshape(n, c, kh * kw, oh * ow)
     arg = cols.argmax(axis=2)                                            # [N, C, L]
     values = np.take_along_axis(cols, arg[:, :, None, :], axis=2)[:, :, 0, :]
-    return values.reshape(n, c, oh, ow), arg.reshape(n, c, oh, ow).astype(np.int64)
+    return values.reshape(n, c, oh, ow), _window_to_image(arg.reshape(n, c, oh, ow), (h, w),
+                                                           kernel_size, stride, padding, dilation)
+
+
+def _window_grid(out_hw, stride, padding):
+    """Row and column (in the image) where each output position's window starts."""
+    oh, ow = out_hw
+    return (np.arange(oh)[:, None] * stride[0] - padding[0],
+            np.arange(ow)[None, :] * stride[1] - padding[1])
+
+
+def _window_to_image(arg, hw, kernel_size, stride, padding, dilation):
+    """Offsets in the kernel window -> flat positions in the image, which is what
+    PyTorch's max_pool2d returns as indices."""
+    top, left = _window_grid(arg.shape[-2:], stride, padding)
+    row = top + (arg // kernel_size[1]) * dilation[0]
+    col = left + (arg % kernel_size[1]) * dilation[1]
+    return (row * hw[1] + col).astype(np.int64)
+
+
+def _image_to_window(indices, hw, kernel_size, stride, padding, dilation):
+    """The inverse of ``_window_to_image``."""
+    top, left = _window_grid(indices.shape[-2:], stride, padding)
+    ki = (indices // hw[1] - top) // dilation[0]
+    kj = (indices % hw[1] - left) // dilation[1]
+    return ki * kernel_size[1] + kj
 
 
 def _max_pool_backward(grads, s):
@@ -136,35 +169,57 @@ def _max_pool_backward(grads, s):
     x_shape = s.self.shape
     n, c = x_shape[0], x_shape[1]
     kh, kw = s.kernel_size
-    arg = s.indices._array.reshape(n, c, 1, -1)
+    stride = s.stride or s.kernel_size
+    arg = _image_to_window(s.result1._array, x_shape[-2:], s.kernel_size, stride, s.padding,
+                           s.dilation).reshape(n, c, 1, -1)
     onehot = np.arange(kh * kw).reshape(1, 1, -1, 1) == arg                 # [N, C, kk, L]
     dcols = g.reshape(n, c, 1, -1) * _const(onehot.astype(g._array.dtype))
     return _apply_col2im(dcols.reshape(n, c * kh * kw, -1), x_shape[-2:], s.kernel_size,
-                         s.dilation, s.padding, s.stride)
+                         s.dilation, s.padding, stride)
 
 
 max_pool2d_op = Op("max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", _max_pool_forward,
-                   multi_output=True, saves={"self": None, "indices": None},
+                   multi_output=True, saves={"self": None, "result1": None},
+                   saved_attrs=("ceil_mode", "dilation", "kernel_size", "padding", "stride"),
                    grads={"self": _max_pool_backward})
+
+
+# PyTorch's at::Reduction: nodes save the reduction as this number.
+_REDUCTION = {"none": 0, "mean": 1, "sum": 2}
 
 
 def _mse_forward(x, target, reduction):
     d = (x - target) ** 2
-    return d.mean() if reduction == "mean" else d.sum() if reduction == "sum" else d
+    return d.mean() if reduction == _REDUCTION["mean"] else d.sum() if reduction == _REDUCTION["sum"] else d
 
 
-def _mse_grad(sign):
-    def formula(g, s):
-        d = s.self - s.target
-        if s.reduction == "mean":
-            return g * d * (sign * 2.0 / float(np.prod(d.shape)))
-        return g * d * (sign * 2.0)
-    return formula
+def _mse_backward_forward(g, x, target, reduction):
+    d = x - target
+    return g * d * (2.0 / d.size if reduction == _REDUCTION["mean"] else 2.0)
+
+
+def _mse_backward(g, x, target, reduction):
+    """``mse_loss_backward``, one op as in PyTorch (``MseLossBackwardBackward0`` under
+    ``create_graph``); the target's gradient is the same op with the roles swapped."""
+    return apply_op(mse_loss_backward_op, (g, x, target), {"reduction": reduction})
+
+
+def _mse_second(gg, s, sign):
+    scale = 2.0 / float(np.prod(s.self.shape)) if s.reduction == _REDUCTION["mean"] else 2.0
+    return gg * s.grad_output * (sign * scale)
 
 
 mse_loss_op = Op("mse_loss", "MseLossBackward0", _mse_forward, ("self", "target"),
-                 saves={"self": None, "target": None},
-                 grads={"self": _mse_grad(1.0), "target": _mse_grad(-1.0)})
+                 saves={"self": None, "target": None}, saved_attrs=("reduction",),
+                 grads={"self": lambda g, s: _mse_backward(g, s.self, s.target, s.reduction),
+                        "target": lambda g, s: _mse_backward(g, s.target, s.self, s.reduction)})
+mse_loss_backward_op = Op(
+    "mse_loss_backward", "MseLossBackwardBackward0", _mse_backward_forward,
+    ("grad_output", "self", "target"), saves={"grad_output": None, "self": None, "target": None},
+    saved_attrs=("reduction",),
+    grads={"grad_output": lambda gg, s: _mse_backward(gg, s.self, s.target, s.reduction),
+           "self": lambda gg, s: _mse_second(gg, s, 1.0),
+           "target": lambda gg, s: _mse_second(gg, s, -1.0)})
 
 
 def _nll_pick(x_shape, target, weight, ignore_index):
@@ -183,38 +238,29 @@ def _nll_pick(x_shape, target, weight, ignore_index):
     return onehot
 
 
-def _nll_forward(x, target, weight, reduction, ignore_index):
-    pick = _nll_pick(x.shape, target, weight, ignore_index).astype(x.dtype)
+def _nll_forward(x, pick, total_weight, target, weight, reduction, ignore_index):
     losses = -(x * pick).sum(axis=1)
-    if reduction == "none":
+    if reduction == _REDUCTION["none"]:
         return losses
-    if reduction == "sum":
+    if reduction == _REDUCTION["sum"]:
         return losses.sum()
-    total = pick.sum()
-    return losses.sum() / total
+    return losses.sum() / total_weight._array
 
 
 def _nll_backward(g, s):
-    pick = _const(_nll_pick(s.self.shape, s.target, s.weight, s.ignore_index).astype(g._array.dtype))
-    if s.reduction == "none":
+    pick = _const(s.pick.astype(g._array.dtype))
+    if s.reduction == _REDUCTION["none"]:
         return -(g.unsqueeze(1) * pick)
-    if s.reduction == "sum":
+    if s.reduction == _REDUCTION["sum"]:
         return -(g * pick)
-    return -(g * pick) / float(pick._array.sum())
+    return -(g * pick) / s.total_weight
 
 
-# NLL only needs the input's shape and the targets; PyTorch saves self, target, weight
-# and total_weight. We keep ``self`` (for its shape) and the rest as attributes.
-nll_loss_op = Op("nll_loss", "NllLossBackward0", _nll_forward,
-                 saves={"self": None}, grads={"self": _nll_backward})
-
-
-def _dropout_forward(x, mask, scale):
-    return x * mask * np.asarray(scale, dtype=x.dtype)
-
-
-dropout_op = Op("native_dropout", "NativeDropoutBackward0", _dropout_forward,
-                grads={"self": lambda g, s: g * _const(s.mask.astype(g._array.dtype)) * s.scale})
+# ``pick`` is the [N, C] matrix of per-sample weights (one non-zero per row) that forward
+# and backward share; ``target``, ``weight`` and ``total_weight`` are what PyTorch saves.
+nll_loss_op = Op("nll_loss", "NllLossBackward0", _nll_forward, saves={"self": None},
+                 saved_attrs=("ignore_index", "reduction", "target", "total_weight", "weight"),
+                 grads={"self": _nll_backward})
 
 
 def _ln_dims(x_ndim, normalized_shape):
@@ -222,11 +268,12 @@ def _ln_dims(x_ndim, normalized_shape):
 
 
 def _ln_forward(x, weight, bias, normalized_shape, eps):
+    """PyTorch's native_layer_norm: the output, and the mean and 1/std it saves."""
     dims = _ln_dims(x.ndim, normalized_shape)
     mu = x.mean(axis=dims, keepdims=True)
-    var = ((x - mu) ** 2).mean(axis=dims, keepdims=True)
-    y = (x - mu) / np.sqrt(var + eps)
-    return y * weight + bias
+    rstd = 1.0 / np.sqrt(((x - mu) ** 2).mean(axis=dims, keepdims=True) + eps)
+    lead = x.shape[:x.ndim - len(normalized_shape)] + (1,) * len(normalized_shape)
+    return (x - mu) * rstd * weight + bias, mu.reshape(lead), rstd.reshape(lead)
 
 
 def _ln_xhat(s):
@@ -238,7 +285,10 @@ def _ln_xhat(s):
     return xc * rstd, rstd, dims
 
 
-def _ln_grad_input(g, s):
+def _ln_grad_input(grads, s):
+    # mean and rstd are recomputed from the input with minigrad ops (not read from the
+    # saved result1/result2), so double backward differentiates through them.
+    g = grads[0]
     xhat, rstd, dims = _ln_xhat(s)
     w = s.weight
     gw = g * w if w is not None else g
@@ -246,11 +296,12 @@ def _ln_grad_input(g, s):
 
 
 layer_norm_op = Op("native_layer_norm", "NativeLayerNormBackward0", _ln_forward,
-                   ("input", "weight", "bias"),
-                   saves={"input": None, "weight": None, "bias": None},
+                   ("input", "weight", "bias"), multi_output=True,
+                   saves={"input": None, "weight": None, "bias": None, "result1": None, "result2": None},
+                   saved_attrs=("normalized_shape",),
                    grads={"input": _ln_grad_input,
-                          "weight": lambda g, s: g * _ln_xhat(s)[0],
-                          "bias": lambda g, s: g})
+                          "weight": lambda grads, s: grads[0] * _ln_xhat(s)[0],
+                          "bias": lambda grads, s: grads[0]})
 
 
 # --------------------------------------------------------------------------------------
@@ -327,24 +378,24 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         padding = 0
     elif padding == "same":
         padding = (dilation[0] * (kh - 1) // 2, dilation[1] * (kw - 1) // 2)
+    bias_sizes = (0,) if bias is None else tuple(bias.shape)    # PyTorch shows (0,) for no bias
     if bias is None:    # a constant zero bias: the node still has its three edges, (None, 0) last
         bias = Tensor._wrap(np.zeros(weight.shape[0], dtype=weight._array.dtype))
     out = apply_op(convolution_op, (input, weight, bias),
                    {"stride": _pair(stride), "padding": _pair(padding), "dilation": dilation,
                     "groups": groups, "transposed": False, "output_padding": (0, 0),
-                    "bias_sym_sizes_opt": tuple(bias.shape), "weight_sym_sizes": tuple(weight.shape)})
+                    "bias_sym_sizes_opt": bias_sizes, "weight_sym_sizes": tuple(weight.shape)})
     return out.squeeze(0) if unbatched else out
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    """``F.max_pool2d`` as one op (node ``MaxPool2DWithIndicesBackward0``). Indices
-    are flat positions in the kernel window (PyTorch returns positions in the
-    image); ``ceil_mode`` is not supported."""
+    """``F.max_pool2d`` as one op (node ``MaxPool2DWithIndicesBackward0``). Indices are
+    flat positions in each input plane, as PyTorch's; ``ceil_mode`` is not supported."""
     if ceil_mode:
         raise NotImplementedError("minigrad's max_pool2d does not support ceil_mode=True")
     kernel_size = _pair(kernel_size)
-    stride = kernel_size if stride is None or stride == [] else _pair(stride)
+    stride = () if stride is None or stride == [] else _pair(stride)
     unbatched = input.dim() == 3
     if unbatched:
         input = input.unsqueeze(0)
@@ -374,7 +425,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
                       f"({input.shape}). This will likely lead to incorrect results due to "
                       "broadcasting. Please ensure they have the same size.", stacklevel=2)
         input, target = _broadcast_pair(input, target)
-    return apply_op(mse_loss_op, (input, target), {"reduction": reduction})
+    return apply_op(mse_loss_op, (input, target), {"reduction": _REDUCTION[reduction]})
 
 
 def _broadcast_pair(a, b):
@@ -405,8 +456,12 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if t.shape[0] != input.shape[0]:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
                          f"({t.shape[0]}).")
-    return apply_op(nll_loss_op, (input,), {"target": t, "weight": w, "reduction": reduction,
-                                            "ignore_index": ignore_index})
+    pick = _nll_pick(tuple(input.shape), t, w, ignore_index).astype(input._array.dtype)
+    total = pick.sum() if reduction != "none" else 0.0
+    return apply_op(nll_loss_op, (input,), {
+        "pick": pick, "total_weight": Tensor._wrap(np.asarray(total, dtype=input._array.dtype)),
+        "target": Tensor._wrap(t), "weight": None if w is None else Tensor._wrap(w),
+        "reduction": _REDUCTION[reduction], "ignore_index": ignore_index})
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -428,15 +483,17 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 def dropout(input, p=0.5, training=True, inplace=False):
     """``F.dropout``: zero each element with probability ``p`` (minigrad's generator,
     seeded by ``manual_seed``) and scale the rest by ``1/(1-p)``; identity when not
-    training. Node ``NativeDropoutBackward0``."""
+    training. As PyTorch does on the CPU, the result is ``input * noise`` with ``noise``
+    the scaled mask, so the node is a ``MulBackward0``."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0:
         return input
     if p == 1.0:
         return input * 0.0
-    mask = _creation._rng().random(tuple(input.shape)) >= p
-    out = apply_op(dropout_op, (input,), {"mask": mask, "scale": 1.0 / (1.0 - p)})
+    keep = _creation._rng().random(tuple(input.shape)) >= p
+    noise = Tensor._wrap((keep / (1.0 - p)).astype(input._array.dtype))
+    out = input * noise
     if inplace:
         input._array[...] = out._array
     return out
@@ -451,7 +508,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     dtype = input._array.dtype
     w = weight if weight is not None else Tensor._wrap(np.ones(normalized_shape, dtype=dtype))
     b = bias if bias is not None else Tensor._wrap(np.zeros(normalized_shape, dtype=dtype))
-    out = apply_op(layer_norm_op, (input, w, b), {"normalized_shape": normalized_shape, "eps": eps})
+    out = apply_op(layer_norm_op, (input, w, b), {"normalized_shape": normalized_shape, "eps": eps})[0]
     node = out.grad_fn
     if node is not None:
         if weight is None:
