@@ -69,13 +69,14 @@ def test_transform_replaces_solutions_with_indented_stubs():
     assert nb == _notebook(), "the instructor notebook must not be modified"
 
     src = "".join(student["cells"][2]["source"])
-    assert "BEGIN SOLUTION" not in src and "END SOLUTION" not in src
+    assert src.count("### BEGIN SOLUTION") == 2 and src.count("### END SOLUTION") == 2
     assert "secret_answer" not in src and "hidden_helper" not in src
     lines = src.splitlines()
     assert '    raise NotImplementedError("your code here")' in lines
     assert '            raise NotImplementedError("your code here")' in lines
-    assert lines[:3] == ["def double(x):", '    """Return 2 * x."""',
-                         '    raise NotImplementedError("your code here")']
+    # the markers stay around the stub: nbgrader's generate_assignment needs the region
+    assert lines[:5] == ["def double(x):", '    """Return 2 * x."""', "    ### BEGIN SOLUTION",
+                         '    raise NotImplementedError("your code here")', "    ### END SOLUTION"]
     assert lines[-1] == "check(double(3), 6)"
     compile(src, "<student cell>", "exec")  # still valid Python
 
@@ -153,7 +154,8 @@ def test_real_student_versions_carry_the_registry_for_nbgrader():
 def test_stub_at_end_of_cell_without_trailing_newline():
     src = "def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION"
     new, changed = sv.strip_solutions(src)
-    assert changed and new == 'def f():\n    raise NotImplementedError("your code here")'
+    assert changed and new == ('def f():\n    ### BEGIN SOLUTION\n'
+                               '    raise NotImplementedError("your code here")\n    ### END SOLUTION')
     assert sv.strip_solutions("x = 1\n") == ("x = 1\n", False)
 
 

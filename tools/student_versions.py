@@ -9,10 +9,13 @@ two marker lines (the markers nbgrader uses)::
         return 2 * x
         ### END SOLUTION
 
-For each instructor notebook this writes ``lessons/student/<same name>.ipynb`` where each
-solution region (markers included) becomes ``raise NotImplementedError("your code here")``
-at the indentation of its BEGIN line. Cells that changed lose their outputs and their
-execution count; every other cell, and the notebook metadata, are kept as they are.
+For each instructor notebook this writes ``lessons/student/<same name>.ipynb`` where the
+code inside each solution region becomes ``raise NotImplementedError("your code here")``
+at the indentation of its BEGIN line; the marker lines stay, so the learner sees where
+their answer goes and nbgrader's generate_assignment finds the region (it replaces a
+solution cell *without* one by its own stub, losing the ``def`` line). Cells that changed
+lose their outputs and their execution count; every other cell, and the notebook
+metadata, are kept as they are.
 
 The student versions also carry nbgrader's cell metadata, so a course directory made of
 them works with ``nbgrader generate_assignment`` / ``autograde`` / ``generate_feedback``
@@ -65,7 +68,8 @@ def _source_text(source) -> str:
 
 
 def strip_solutions(source: str) -> tuple[str, bool]:
-    """Replace each BEGIN/END SOLUTION region of `source` by a stub. Returns (new, changed)."""
+    """Replace the code inside each BEGIN/END SOLUTION region of `source` by a stub,
+    keeping the marker lines. Returns (new, changed)."""
     lines = source.splitlines(keepends=True)
     out, indent, changed = [], None, False
     for number, line in enumerate(lines, 1):
@@ -75,6 +79,7 @@ def strip_solutions(source: str) -> tuple[str, bool]:
             if begin:
                 indent = begin.group("indent")
                 changed = True
+                out.append(line)
             elif end:
                 raise MarkerError(f"line {number}: END SOLUTION without BEGIN SOLUTION")
             else:
@@ -83,8 +88,8 @@ def strip_solutions(source: str) -> tuple[str, bool]:
             if begin:
                 raise MarkerError(f"line {number}: nested BEGIN SOLUTION")
             if end:
-                newline = line[len(body):] or ""
-                out.append(indent + STUB + newline)
+                out.append(indent + STUB + "\n")
+                out.append(line)
                 indent = None
             # lines inside the region are dropped
     if indent is not None:
