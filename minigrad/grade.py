@@ -24,13 +24,15 @@ printed, ✅ or not, is never read.
 ``--timeout`` (default 120 s) limits a notebook twice: its cells together may run that
 long (the running cell is then interrupted and the rest are skipped), and its checks
 together may run that long again, each getting an equal share of what is left. A kernel
-that does not stop when interrupted is shut down. Nothing a notebook does stops the
+that does not stop when interrupted is shut down. When the kernel dies (``os._exit``, a
+crash, out of memory), the notebook runs again in a fresh kernel without the cell, or the
+exercise's check, that killed it (a few times at most). Nothing a notebook does stops the
 grading of the others.
 
 Output: ``--out`` (default ``gradebook.csv``) has one row per student, lesson and
 exercise: ``student,lesson,exercise,status,points,max_points,message``, the status being
 one of ``passed``, ``failed``, ``not implemented``, ``error`` (the learner's code raised,
-the cell defining it failed, or the kernel died), ``timeout`` or ``missing`` (not
+the cell defining it failed, or it killed the kernel), ``timeout`` or ``missing`` (not
 defined in the notebook, or no notebook of that lesson from this student). Points are
 the exercise level's (warm-up 1, core 2, stretch 3) when it passed, else 0. A student
 without a notebook for a lesson that others handed in gets ``missing`` rows for it. The
@@ -171,7 +173,7 @@ for _mg_module in [m for m in _mg_sys.modules
                    if m == "minigrad.exercises" or m.startswith("minigrad.exercises.")]:
     del _mg_sys.modules[_mg_module]
 from minigrad.exercises.grading import grade_lesson as _mg_grade_lesson
-_mg_grade_lesson({lesson!r}, globals(), {nonce!r}, {budget!r})
+_mg_grade_lesson({lesson!r}, globals(), {nonce!r}, {budget!r}, only={names!r})
 """
 
 
@@ -212,19 +214,27 @@ def _first_error(cell):
     return None
 
 
-async def _run_notebook(path: Path, lesson: str, timeout: float):
-    """Run one notebook and its grading cell. Returns {exercise: (status, message)}."""
+@dataclass
+class _Attempt:
+    """What one run of a notebook in one kernel gave."""
+    found: dict = field(default_factory=dict)         # exercise -> (status, message)
+    cell_errors: dict = field(default_factory=dict)   # cell index -> "Ename: value"
+    stopped_at: int | None = None     # the cell running when the cells' time ran out
+    died_at: object = None            # cell index, or "grading", where the kernel died
+    hung: str | None = None           # why nothing could be checked
+    grading_done: bool = False
+
+
+async def _attempt(nb, lesson: str, names, timeout: float, skip) -> _Attempt:
+    """Run ``nb``'s code cells (but those in ``skip``) in a fresh kernel, then grade the
+    exercises ``names`` with a cell appended for the purpose."""
     from nbclient import NotebookClient
     from nbclient.exceptions import DeadKernelError
     import nbformat
 
-    nb = _read(path)
-    exercises = lesson_exercises(lesson)
     quiet = logging.getLogger("minigrad.grade.nbclient")
     quiet.setLevel(logging.CRITICAL)
-    found, cell_errors = {}, {}
-    stopped_at = died_at = None
-    grading_done = False
+    got = _Attempt()
     index = None
     with tempfile.TemporaryDirectory(prefix="minigrad-grade-") as cwd:
         km = _kernel_manager()
@@ -237,56 +247,52 @@ async def _run_notebook(path: Path, lesson: str, timeout: float):
             await client.async_start_new_kernel_client()
 
             async def run_cells():
-                nonlocal stopped_at, index
+                nonlocal index
                 deadline = time.monotonic() + timeout
                 for index, cell in enumerate(list(nb.cells)):
-                    if cell.cell_type != "code" or not cell.source.strip():
+                    if cell.cell_type != "code" or not cell.source.strip() or index in skip:
                         continue
                     remaining = deadline - time.monotonic()
                     if remaining <= 0:
-                        stopped_at = index
+                        got.stopped_at = index
                         return
                     client.timeout = max(1, math.ceil(remaining))
                     await client.async_execute_cell(cell, index)
                     error = _first_error(cell)
                     if error:
-                        cell_errors[index] = error
+                        got.cell_errors[index] = error
                     if time.monotonic() >= deadline:
-                        stopped_at = index
+                        got.stopped_at = index
                         return
 
             try:
                 # a kernel that ignores the interrupt is given 30 s more, then stopped
                 await asyncio.wait_for(run_cells(), timeout + 30)
             except asyncio.TimeoutError:
-                return {e.name: ("timeout", f"the notebook was still running cell #{index + 1} "
-                                 f"after {timeout:.0f} s and did not stop when interrupted, "
-                                 "so nothing could be checked.") for e in exercises}
+                where = "" if index is None else f" cell #{index + 1}"
+                got.hung = (f"the notebook was still running{where} after {timeout:.0f} s and did "
+                            "not stop when interrupted, so nothing could be checked.")
+                return got
 
+            index = "grading"
             nonce = secrets.token_hex(12)
-            cell = nbformat.v4.new_code_cell(GRADING_CELL.format(lesson=lesson, nonce=nonce,
-                                                                 budget=float(timeout)))
+            cell = nbformat.v4.new_code_cell(GRADING_CELL.format(
+                lesson=lesson, nonce=nonce, budget=float(timeout), names=list(names)))
             nb.cells.append(cell)
             client.timeout = math.ceil(timeout) + 30
             try:
                 await asyncio.wait_for(client.async_execute_cell(cell, len(nb.cells) - 1),
                                        timeout + 60)
-                grading_done = True
+                got.grading_done = True
             except asyncio.TimeoutError:
                 pass
-            prefix = f"{MARKER} {nonce} "
-            for out in cell.get("outputs", []):
-                if out.get("output_type") == "stream" and out.get("name") == "stdout":
-                    for line in out.get("text", "").splitlines():
-                        if line.startswith(prefix):
-                            record = json.loads(line[len(prefix):])
-                            found[record["exercise"]] = (record["status"], record["message"])
-            if not found and _first_error(cell):
-                grading_error = _first_error(cell)
-                return {e.name: ("error", f"the grading cell failed: {grading_error}")
-                        for e in exercises}
+            finally:
+                nb.cells.pop()
+                got.found = _results(cell, nonce)
+            if got.grading_done and not got.found and _first_error(cell):
+                got.hung = f"the grading cell failed: {_first_error(cell)}"
         except DeadKernelError:
-            died_at = index
+            got.died_at = index
         finally:
             try:
                 if client.kc is not None:
@@ -294,31 +300,83 @@ async def _run_notebook(path: Path, lesson: str, timeout: float):
             finally:
                 if km.has_kernel:
                     await km.shutdown_kernel(now=True)
+    return got
 
-    results = {}
+
+def _results(cell, nonce) -> dict:
+    """The result lines the grading cell printed (with this run's nonce)."""
+    prefix, found = f"{MARKER} {nonce} ", {}
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "stream" and out.get("name") == "stdout":
+            for line in out.get("text", "").splitlines():
+                if line.startswith(prefix):
+                    try:
+                        record = json.loads(line[len(prefix):])
+                        found[record["exercise"]] = (record["status"], record["message"])
+                    except (ValueError, KeyError):
+                        pass
+    return found
+
+
+MAX_KERNEL_DEATHS = 3
+
+
+async def _run_notebook(path: Path, lesson: str, timeout: float):
+    """Run one notebook and grade its exercises. Returns {exercise: (status, message)}.
+
+    When the kernel dies (``os._exit``, a segfault, out of memory), the notebook runs
+    again in a fresh kernel without the cell that killed it, or without the exercise
+    whose check killed it (that exercise gets ``error``), a few times at most."""
+    nb = _read(path)
+    exercises = lesson_exercises(lesson)
+    results, skip = {}, set()
+    pending = [e.name for e in exercises]
+    last = _Attempt()
+    for _ in range(MAX_KERNEL_DEATHS + 1):
+        if not pending:
+            break
+        last = await _attempt(nb, lesson, pending, timeout, skip)
+        if last.hung:
+            for name in pending:
+                results[name] = ("timeout" if "did not stop" in last.hung else "error", last.hung)
+            pending = []
+            break
+        results.update((n, r) for n, r in last.found.items() if n in pending)
+        pending = [n for n in pending if n not in last.found]
+        if last.died_at is None:
+            for name in pending:
+                results[name] = (("timeout", f"{name}: the checks did not finish in time and the "
+                                             "kernel was stopped.") if not last.grading_done else
+                                 ("error", f"{name}: the grader got no result for it."))
+            pending = []
+            break
+        if last.died_at == "grading":
+            culprit = pending.pop(0)        # checked in order: the first without a result
+            results[culprit] = ("error", f"{culprit}: checking it killed the kernel (os._exit, a "
+                                         "crash, or out of memory).")
+        else:
+            skip.add(last.died_at)
+    for name in pending:                    # out of attempts
+        results[name] = ("error", "the kernel died (crashed, or ran out of memory) again and again, "
+                                  "so this could not be checked.")
+
     for exercise in exercises:
-        status, message = found.get(exercise.name, (None, None))
+        status, message = results[exercise.name]
+        if status != "missing":
+            continue
         defining = [i for i, c in enumerate(nb.cells)
                     if c.cell_type == "code" and any(_defines(c.source, n) for n in exercise.objects)]
         where = defining[-1] if defining else None
-        if status is None:
-            if died_at is not None:
-                status, message = "error", (f"the kernel died (crashed, or ran out of memory) while "
-                                            f"running cell #{died_at + 1}, so nothing more could be checked.")
-            elif not grading_done:
-                status, message = "timeout", (f"{exercise.name}: the checks did not finish in time "
-                                              "and the kernel was stopped.")
-            else:
-                status, message = "error", f"{exercise.name}: the grader got no result for it."
-        elif status == "missing":
-            if where is not None and where in cell_errors:
-                status = "error"
-                message = (f"{exercise.name} is not defined: cell #{where + 1}, which defines it, "
-                           f"raised {cell_errors[where]}")
-            elif stopped_at is not None and (where is None or where >= stopped_at):
-                status = "timeout"
-                message = (f"{exercise.name} is not defined: the notebook's cells ran out of time "
-                           f"({timeout:.0f} s) at cell #{stopped_at + 1}, and the rest were not run.")
+        if where is not None and where in skip:
+            status, message = "error", (f"{exercise.name} is not defined: cell #{where + 1}, which "
+                                        "defines it, killed the kernel (os._exit, a crash, or out of memory).")
+        elif where is not None and where in last.cell_errors:
+            status, message = "error", (f"{exercise.name} is not defined: cell #{where + 1}, which "
+                                        f"defines it, raised {last.cell_errors[where]}")
+        elif last.stopped_at is not None and (where is None or where >= last.stopped_at):
+            status, message = "timeout", (f"{exercise.name} is not defined: the notebook's cells ran "
+                                          f"out of time ({timeout:.0f} s) at cell #{last.stopped_at + 1}, "
+                                          "and the rest were not run.")
         results[exercise.name] = (status, message)
     return results
 

@@ -3,7 +3,8 @@
 The class is made here from the instructor and student versions of lesson 02: a
 complete notebook, an untouched one, wrong answers, infinite loops, a syntax error, a
 renamed notebook in nbgrader's folder layout, a renamed function and a deleted cell, a
-notebook that fakes its checks, and a student who handed in no lesson notebook. The
+notebook that fakes its checks, code that kills the kernel, and a student who handed in
+no lesson notebook. The
 whole class is graded once (module fixture); each test reads the gradebook.
 """
 import copy
@@ -37,6 +38,8 @@ EXPECTED = {   # student -> ({exercise: status}, points)
     "hana":  ({"make_clip_hook": P, "attach_logger": P, "predict_chain": P}, 5),     # renamed file
     "ivan":  ({"make_clip_hook": M, "attach_logger": M, "predict_chain": P}, 2),     # renamed, deleted
     "jo":    ({"make_clip_hook": M, "attach_logger": M, "predict_chain": M}, 0),     # no lesson notebook
+    "kim":   ({"make_clip_hook": P, "attach_logger": E, "predict_chain": P}, 4),     # answer kills kernel
+    "lee":   ({"make_clip_hook": P, "attach_logger": P, "predict_chain": E}, 3),     # cell kills kernel
 }
 
 
@@ -105,6 +108,10 @@ def _make_class(root):
     ivan = _edit(complete, "def make_clip_hook", "make_clip_hook", "make_clipping_hook")
     del ivan["cells"][_cell_index(ivan, "def attach_logger")]
     _save(ivan, plain / "ivan" / LESSON)
+    _save(_edit(complete, "def attach_logger", "    def logger(g):",
+                "    import os\n    os._exit(1)\n    def logger(g):"), plain / "kim" / LESSON)
+    _save(_edit(complete, "def predict_chain", "check_predict_chain(predict_chain);",
+                "import os; os._exit(1)"), plain / "lee" / LESSON)
     scratch = {"cells": [_code_cell("print('my own notes')")], "metadata": {},
                "nbformat": 4, "nbformat_minor": 5}
     _save(scratch, plain / "jo" / "scratch.ipynb")
@@ -168,6 +175,8 @@ def test_messages_say_what_happened(graded):
     assert "SyntaxError" in by["fay", "predict_chain"]
     assert "not defined" in by["ivan", "make_clip_hook"]
     assert "no notebook of lesson 02" in by["jo", "predict_chain"]
+    assert "killed the kernel" in by["kim", "attach_logger"]
+    assert "killed the kernel" in by["lee", "predict_chain"]
 
 
 def test_terminal_summary_and_warnings(graded):
@@ -177,7 +186,7 @@ def test_terminal_summary_and_warnings(graded):
         line = next(l for l in lines if l.split() and l.split()[0] == student)
         assert line.split()[-1] == f"{points}/5", line
     assert "scratch.ipynb" in run.stderr and "not a minigrad lesson" in run.stderr
-    assert "9/9 notebooks" in run.stderr     # the progress bar got to the end
+    assert "11/11 notebooks" in run.stderr   # the progress bar got to the end
 
 
 def test_feedback_files(graded):
