@@ -23,7 +23,9 @@ ASSIGNMENT = "lesson02"
 POINTS = {e.name: e.points for e in lesson_exercises("02")}
 ANSWERED = {"alice": set(POINTS), "bob": set(), "carol": {"make_clip_hook"}}
 
-pytestmark = pytest.mark.slow
+# explicit group: one worker grades the class once (conftest.py's per-file groups are
+# added after pytest-xdist has read the marks, so they do not keep a file together)
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group('test_nbgrader')]
 
 
 def _nbgrader(course, *args):
