@@ -220,7 +220,7 @@ class _Attempt:
     found: dict = field(default_factory=dict)         # exercise -> (status, message)
     cell_errors: dict = field(default_factory=dict)   # cell index -> "Ename: value"
     stopped_at: int | None = None     # the cell running when the cells' time ran out
-    died_at: object = None            # cell index, or "grading", where the kernel died
+    died_at: object = None            # cell index, "start" or "grading": where the kernel died
     hung: str | None = None           # why nothing could be checked
     grading_done: bool = False
 
@@ -292,7 +292,7 @@ async def _attempt(nb, lesson: str, names, timeout: float, skip) -> _Attempt:
             if got.grading_done and not got.found and _first_error(cell):
                 got.hung = f"the grading cell failed: {_first_error(cell)}"
         except DeadKernelError:
-            got.died_at = index
+            got.died_at = "start" if index is None else index
         finally:
             try:
                 if client.kc is not None:
@@ -354,7 +354,7 @@ async def _run_notebook(path: Path, lesson: str, timeout: float):
             culprit = pending.pop(0)        # checked in order: the first without a result
             results[culprit] = ("error", f"{culprit}: checking it killed the kernel (os._exit, a "
                                          "crash, or out of memory).")
-        else:
+        elif last.died_at != "start":       # before any cell ran: just try again
             skip.add(last.died_at)
     for name in pending:                    # out of attempts
         results[name] = ("error", "the kernel died (crashed, or ran out of memory) again and again, "
