@@ -1,4 +1,5 @@
 """tools/student_versions.py: instructor notebooks -> lessons/student/ versions."""
+import copy
 import importlib.util
 import json
 import subprocess
@@ -6,6 +7,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from nbgrader.nbgraderformat import MetadataValidator
+from nbformat import from_dict
+
+from minigrad.exercises.registry import EXERCISES, Exercise
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOL = ROOT / "tools" / "student_versions.py"
@@ -52,7 +57,8 @@ def _notebook():
              "source": "double(3)"},
         ],
         "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                    "language": "python"}},
+                                    "language": "python"},
+                     "minigrad": {"lesson": "99"}},   # a lesson without registered exercises
         "nbformat": 4, "nbformat_minor": 5,
     }
 
@@ -63,29 +69,93 @@ def test_transform_replaces_solutions_with_indented_stubs():
     assert nb == _notebook(), "the instructor notebook must not be modified"
 
     src = "".join(student["cells"][2]["source"])
-    assert "BEGIN SOLUTION" not in src and "END SOLUTION" not in src
+    assert src.count("### BEGIN SOLUTION") == 2 and src.count("### END SOLUTION") == 2
     assert "secret_answer" not in src and "hidden_helper" not in src
     lines = src.splitlines()
     assert '    raise NotImplementedError("your code here")' in lines
     assert '            raise NotImplementedError("your code here")' in lines
-    assert lines[:3] == ["def double(x):", '    """Return 2 * x."""',
-                         '    raise NotImplementedError("your code here")']
+    # the markers stay around the stub: nbgrader's generate_assignment needs the region
+    assert lines[:5] == ["def double(x):", '    """Return 2 * x."""', "    ### BEGIN SOLUTION",
+                         '    raise NotImplementedError("your code here")', "    ### END SOLUTION"]
     assert lines[-1] == "check(double(3), 6)"
     compile(src, "<student cell>", "exec")  # still valid Python
 
     changed = student["cells"][2]
     assert changed["outputs"] == [] and changed["execution_count"] is None
-    assert changed["metadata"] == {"tags": ["exercise"]} and changed["id"] == "exercise"
-    # everything else kept as it was
+    assert changed["id"] == "exercise"
+    assert changed["metadata"] == {"tags": ["exercise"], "nbgrader": {
+        "grade": False, "grade_id": "cell-exercise", "locked": False, "schema_version": 3,
+        "solution": True}}
+    # everything else kept as it was, and locked for nbgrader
+    assert len(student["cells"]) == len(nb["cells"])      # no registered exercise: no test cell
     for i in (0, 1, 3):
-        assert student["cells"][i] == nb["cells"][i]
+        cell = copy.deepcopy(student["cells"][i])
+        assert cell["metadata"].pop("nbgrader") == {
+            "grade": False, "grade_id": f"cell-{cell['id']}", "locked": True, "schema_version": 3,
+            "solution": False}
+        assert cell == nb["cells"][i]
     assert student["metadata"] == nb["metadata"]
+
+
+DOUBLE = Exercise("99", "double", ("double",), "check_double", "core")
+
+
+def test_an_exercise_cell_gets_its_grade_id_and_an_autograder_test_cell():
+    student = sv.student_notebook(_notebook(), exercises=[DOUBLE])
+    cells = student["cells"]
+    assert len(cells) == 5
+    solution, test = cells[2], cells[3]
+    assert solution["metadata"]["nbgrader"]["grade_id"] == "double"
+    assert solution["metadata"]["nbgrader"]["solution"] is True
+    assert test["metadata"]["nbgrader"] == {"grade": True, "grade_id": "test_double", "locked": True,
+                                            "points": 2, "schema_version": 3, "solution": False}
+    source = "".join(test["source"])
+    assert source.endswith("autograde('99', 'double', globals())")
+    assert "core, 2 points" in source
+    compile(source, "<test cell>", "exec")
+    assert test["outputs"] == [] and test["execution_count"] is None
+    assert len({c["id"] for c in cells}) == len(cells)
+    MetadataValidator().validate_nb(from_dict(student))    # what nbgrader checks
+
+
+def test_solution_cells_and_registry_must_match():
+    with pytest.raises(sv.MarkerError, match="no solution cell defines triple"):
+        sv.student_notebook(_notebook(), exercises=[DOUBLE, Exercise("99", "triple", ("triple",),
+                                                                     "check_triple", "core")])
+    with pytest.raises(sv.MarkerError, match="exactly one exercise"):
+        sv.student_notebook(_notebook(), exercises=[Exercise("99", "half", ("half",),
+                                                             "check_half", "core")])
+
+
+def test_lesson_metadata_is_required_and_must_match_the_file_name():
+    nb = _notebook()
+    assert sv._lesson_problem(Path("99_x.ipynb"), nb) is None
+    assert "file name says '98'" in sv._lesson_problem(Path("98_x.ipynb"), nb)
+    del nb["metadata"]["minigrad"]
+    assert '"minigrad": {"lesson": "99"}' in sv._lesson_problem(Path("99_x.ipynb"), nb)
+
+
+def test_real_student_versions_carry_the_registry_for_nbgrader():
+    for path in sorted((ROOT / "lessons" / "student").glob("*.ipynb")):
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        lesson = nb["metadata"]["minigrad"]["lesson"]
+        assert path.name.startswith(lesson + "_")
+        MetadataValidator().validate_nb(from_dict(nb))
+        meta = [c["metadata"].get("nbgrader") for c in nb["cells"]]
+        assert all(meta), f"{path.name}: every cell has nbgrader metadata"
+        solutions = [m["grade_id"] for m in meta if m["solution"]]
+        tests = {m["grade_id"]: m["points"] for m in meta if m["grade"]}
+        exercises = EXERCISES.get(lesson, ())
+        assert solutions == [e.name for e in exercises], path.name
+        assert tests == {f"test_{e.name}": e.points for e in exercises}, path.name
+        assert len({c["id"] for c in nb["cells"]}) == len(nb["cells"]), path.name
 
 
 def test_stub_at_end_of_cell_without_trailing_newline():
     src = "def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION"
     new, changed = sv.strip_solutions(src)
-    assert changed and new == 'def f():\n    raise NotImplementedError("your code here")'
+    assert changed and new == ('def f():\n    ### BEGIN SOLUTION\n'
+                               '    raise NotImplementedError("your code here")\n    ### END SOLUTION')
     assert sv.strip_solutions("x = 1\n") == ("x = 1\n", False)
 
 
@@ -106,14 +176,14 @@ def _run(*args):
 def test_write_then_check_on_a_temporary_lessons_folder(tmp_path):
     lessons = tmp_path / "lessons"
     lessons.mkdir()
-    (lessons / "01_x.ipynb").write_text(json.dumps(_notebook()))
+    (lessons / "99_x.ipynb").write_text(json.dumps(_notebook()))
 
     r = _run("--check", "--lessons", str(lessons))
     assert r.returncode == 1 and "missing" in r.stdout
 
     r = _run("--lessons", str(lessons))
     assert r.returncode == 0, r.stdout + r.stderr
-    student = json.loads((lessons / "student" / "01_x.ipynb").read_text())
+    student = json.loads((lessons / "student" / "99_x.ipynb").read_text())
     assert student == sv.student_notebook(_notebook())
 
     r = _run("--check", "--lessons", str(lessons))
@@ -121,11 +191,11 @@ def test_write_then_check_on_a_temporary_lessons_folder(tmp_path):
 
     nb = _notebook()
     nb["cells"][1]["source"] = ["print('changed')"]
-    (lessons / "01_x.ipynb").write_text(json.dumps(nb))
+    (lessons / "99_x.ipynb").write_text(json.dumps(nb))
     r = _run("--check", "--lessons", str(lessons))
     assert r.returncode == 1 and "stale" in r.stdout
     # --check never writes
-    assert json.loads((lessons / "student" / "01_x.ipynb").read_text()) == student
+    assert json.loads((lessons / "student" / "99_x.ipynb").read_text()) == student
 
     (lessons / "student" / "99_gone.ipynb").write_text("{}")
     r = _run("--check", "--lessons", str(lessons))

@@ -1,0 +1,118 @@
+"""Every exercise of the lessons, in one table: the one place to edit when adding one.
+
+Each row says which lesson the exercise belongs to, the name(s) the learner defines in
+the notebook (passed to the check in that order), the check function in
+``minigrad/exercises/lessonNN.py`` and the exercise's level. The level gives its points:
+warm-up 1, core 2, stretch 3.
+
+Three tools read this table:
+
+* ``tools/student_versions.py`` finds the notebook cell that defines each exercise's
+  names, gives it nbgrader metadata, and adds an autograder test cell worth its points;
+* ``python -m minigrad.grade`` calls each check on the learner's objects after the
+  notebook ran and writes a gradebook;
+* :func:`minigrad.exercises.grading.autograde`, the call in those nbgrader test cells.
+
+This module imports nothing heavy, so tools can read the table cheaply.
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+from dataclasses import dataclass
+
+__all__ = ["LEVEL_POINTS", "Exercise", "EXERCISES", "lesson_exercises", "find_exercise"]
+
+LEVEL_POINTS = {"warm-up": 1, "core": 2, "stretch": 3}
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise: ``check(*learner objects)`` grades it."""
+
+    lesson: str                 # "02": the lesson notebook's metadata.minigrad.lesson
+    name: str                   # the exercise's id: gradebook column, nbgrader grade_id
+    objects: tuple[str, ...]    # the learner's names the check takes, in order
+    check: str                  # function name in minigrad/exercises/lessonNN.py
+    level: str                  # a key of LEVEL_POINTS
+
+    @property
+    def points(self) -> int:
+        return LEVEL_POINTS[self.level]
+
+    @property
+    def module(self) -> str:
+        return f"minigrad.exercises.lesson{self.lesson}"
+
+    def load_check(self, fresh: bool = False):
+        """The check function. With ``fresh=True`` the ``minigrad.exercises`` modules are
+        imported again from their files first, so a check (or a helper) that code in the
+        same interpreter replaced or monkeypatched is not the one used."""
+        if fresh:
+            for name in [m for m in sys.modules
+                         if m == "minigrad.exercises" or m.startswith("minigrad.exercises.")]:
+                del sys.modules[name]
+        return getattr(importlib.import_module(self.module), self.check)
+
+
+# lesson, learner's name(s) (one string, or a tuple when the check takes several),
+# check function in lessonNN.py, level
+_TABLE = [
+    ("00", "count_nodes",              "check_count_nodes",              "warm-up"),
+    ("00", "find_leaves",              "check_find_leaves",              "core"),
+    ("01", "topo_order",               "check_topo_order",               "core"),
+    ("01", "count_dependencies",       "check_count_dependencies",       "warm-up"),
+    ("01", "engine_order",             "check_engine_order",             "stretch"),
+    ("02", "make_clip_hook",           "check_clip_hook",                "core"),
+    ("02", "attach_logger",            "check_attach_logger",            "warm-up"),
+    ("02", "predict_chain",            "check_predict_chain",            "core"),
+    ("03", "grad_bytes",               "check_grad_bytes",               "warm-up"),
+    ("03", "attach_sgd",               "check_attach_sgd",               "core"),
+    ("04", "find_failing_node",        "check_find_failing_node",        "core"),
+    ("04", "scale_post_hook",          "check_scale_post_hook",          "warm-up"),
+    ("04", "replay",                   "check_replay",                   "stretch"),
+    ("05", "grad_norm_when_ready",     "check_grad_norm_when_ready",     "core"),
+    ("05", "my_all_hook",              "check_my_all_hook",              "stretch"),
+    ("06", "count_saved",              "check_count_saved",              "warm-up"),
+    ("06", "half_precision_hooks",     "check_half_precision_hooks",     "core"),
+    ("06", "my_checkpoint",            "check_checkpoint",               "stretch"),
+    ("07", "call_once_after_backward", "check_call_once_after_backward", "core"),
+    ("07", "unused_parameters",        "check_unused_parameters",        "core"),
+    ("08", "record_output_shapes",     "check_record_output_shapes",     "warm-up"),
+    ("08", "my_grad_cam",              "check_grad_cam",                 "stretch"),
+    ("08", "add_gradient_reversal",    "check_gradient_reversal",        "core"),
+    ("09", "my_count_flops",           "check_count_flops",              "core"),
+    ("09", "attach_fsdp_hooks",        "check_fsdp_hooks",               "stretch"),
+]
+
+
+def _build(table) -> dict[str, tuple[Exercise, ...]]:
+    lessons: dict[str, list[Exercise]] = {}
+    for lesson, objects, check, level in table:
+        objects = (objects,) if isinstance(objects, str) else tuple(objects)
+        if level not in LEVEL_POINTS:
+            raise ValueError(f"exercise {objects[0]} of lesson {lesson}: unknown level {level!r} "
+                             f"(one of {', '.join(LEVEL_POINTS)})")
+        exercise = Exercise(lesson, objects[0], objects, check, level)
+        if any(e.name == exercise.name for e in lessons.get(lesson, [])):
+            raise ValueError(f"lesson {lesson} lists the exercise {exercise.name} twice")
+        lessons.setdefault(lesson, []).append(exercise)
+    return {lesson: tuple(exercises) for lesson, exercises in lessons.items()}
+
+
+#: lesson ("00".."09") -> its exercises, in notebook order
+EXERCISES: dict[str, tuple[Exercise, ...]] = _build(_TABLE)
+
+
+def lesson_exercises(lesson: str) -> tuple[Exercise, ...]:
+    """The exercises of ``lesson`` (empty for a lesson without exercises)."""
+    return EXERCISES.get(str(lesson), ())
+
+
+def find_exercise(lesson: str, name: str) -> Exercise:
+    """The exercise ``name`` of ``lesson``; KeyError naming the known ones otherwise."""
+    for exercise in lesson_exercises(lesson):
+        if exercise.name == name:
+            return exercise
+    known = ", ".join(e.name for e in lesson_exercises(lesson)) or "none"
+    raise KeyError(f"lesson {lesson} has no exercise {name!r} (known: {known})")

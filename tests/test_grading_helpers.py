@@ -1,0 +1,77 @@
+"""The pieces the graders run inside a kernel, run here in-process: the registry, the
+deferral of the learner's own check calls, grade_lesson's result lines and time shares,
+and the nbgrader test-cell helper autograde()."""
+import json
+
+import pytest
+
+from minigrad.exercises import lesson02
+from minigrad.exercises.grading import MARKER, autograde, grade_lesson
+from minigrad.exercises.registry import EXERCISES, LEVEL_POINTS, find_exercise, lesson_exercises
+
+from exercise_support import stub
+
+
+def test_registry_names_real_checks_and_levels():
+    assert set(EXERCISES) == {f"{n:02d}" for n in range(10)}
+    for lesson, exercises in EXERCISES.items():
+        for e in exercises:
+            assert callable(e.load_check()), e
+            assert e.points == LEVEL_POINTS[e.level]
+            assert e.load_check().__name__ == e.check
+    assert [e.name for e in lesson_exercises("02")] == ["make_clip_hook", "attach_logger", "predict_chain"]
+    assert find_exercise("02", "attach_logger").points == 1
+    with pytest.raises(KeyError, match="known: make_clip_hook"):
+        find_exercise("02", "nope")
+
+
+def test_learner_checks_are_deferred_under_a_grader(monkeypatch, capsys):
+    calls = []
+    def answer(max_norm):
+        calls.append(max_norm)
+        raise NotImplementedError
+    monkeypatch.setenv("MINIGRAD_GRADER", "1")
+    result = lesson02.check_clip_hook(answer)
+    assert result.status == "deferred" and not calls
+    assert "checked by the grader" in capsys.readouterr().out
+    monkeypatch.delenv("MINIGRAD_GRADER")
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    assert lesson02.check_clip_hook(answer).status == "deferred" and not calls
+    monkeypatch.delenv("NBGRADER_EXECUTION")
+    assert lesson02.check_clip_hook(answer).status == "not implemented" and calls
+
+
+def _right_predict_chain(grad, hooks):
+    for hook in hooks:
+        result = hook(grad)
+        grad = grad if result is None else result
+    return grad
+
+
+def test_grade_lesson_prints_one_line_per_exercise_and_shares_the_time(capsys):
+    def loops(max_norm):
+        while True:
+            pass
+    namespace = {"make_clip_hook": loops, "predict_chain": _right_predict_chain,
+                 # a learner's fake check must not be used
+                 "check_predict_chain": lambda f: print("✅")}
+    grade_lesson("02", namespace, "n0nce", budget=3.0)
+    lines = capsys.readouterr().out.splitlines()
+    assert all(line.startswith(f"{MARKER} n0nce ") for line in lines)
+    records = [json.loads(line.split(" ", 2)[2]) for line in lines]
+    assert [(r["exercise"], r["status"]) for r in records] == [
+        ("make_clip_hook", "timeout"), ("attach_logger", "missing"), ("predict_chain", "passed")]
+    assert "after 1 s" in records[0]["message"]       # its share: a third of 3 s
+
+
+def test_autograde_raises_only_under_nbgrader(monkeypatch, capsys):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    assert autograde("02", "make_clip_hook", {"make_clip_hook": stub}) is None
+    assert capsys.readouterr().out == ""               # learners see nothing
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    with pytest.raises(AssertionError, match="not implemented"):
+        autograde("02", "make_clip_hook", {"make_clip_hook": stub})
+    with pytest.raises(AssertionError, match="not defined"):
+        autograde("02", "make_clip_hook", {})
+    autograde("02", "predict_chain", {"predict_chain": _right_predict_chain})
+    assert "✅" in capsys.readouterr().out
