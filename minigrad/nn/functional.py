@@ -539,12 +539,11 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     elif eps < 0.0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
     channels = shape[1] if len(shape) > 1 else 0
-    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
-                    ("running_var", running_var)):
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        if t is None and not training and name.startswith("running"):
+            raise RuntimeError(f"{name} must be defined in evaluation mode")
         _check_channels(name, t, channels)
-    if not training and (running_mean is None or running_var is None):
-        which = "running_mean" if running_mean is None else "running_var"
-        raise RuntimeError(f"{which} must be defined in evaluation mode")
 
     x = input._array
     dtype = x.dtype
