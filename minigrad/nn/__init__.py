@@ -6,6 +6,6 @@
 from .parameter import Buffer, Parameter
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
-from . import functional, init, modules
+from . import functional, init, modules, utils
 
-__all__ = ["Parameter", "Buffer", "functional", "init", *_modules_all]
+__all__ = ["Parameter", "Buffer", "functional", "init", "utils", *_modules_all]
