@@ -3,9 +3,9 @@
 ``nn.Module`` and every module-level hook live in ``nn/modules/module.py``;
 ``nn.functional`` holds the layer ops; ``nn.Parameter`` is in ``nn/parameter.py``.
 """
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
-from . import functional, init, modules
+from . import functional, init, modules, utils
 
-__all__ = ["Parameter", "functional", "init", *_modules_all]
+__all__ = ["Parameter", "Buffer", "functional", "init", "utils", *_modules_all]

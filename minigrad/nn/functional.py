@@ -5,7 +5,7 @@ table here too, in the style of ``minigrad/_ops.py``: ``addmm`` (``AddmmBackward
 for ``linear``), ``convolution`` (``ConvolutionBackward0``), ``max_pool2d_with_indices``
 (``MaxPool2DWithIndicesBackward0``), ``im2col`` / ``col2im`` (``Im2ColBackward0`` /
 ``Col2ImBackward0``, i.e. ``unfold`` / ``fold``), ``mse_loss``, ``nll_loss``,
-``native_dropout`` and ``native_layer_norm``. Forwards are vectorised numpy (the
+``native_dropout``, ``native_layer_norm`` and ``native_batch_norm``. Forwards are vectorised numpy (the
 im2col kernels of ``nn/_im2col.py``: no Python loop over pixels or the batch).
 Backward formulas are written with minigrad ops, so ``create_graph=True`` gives
 double backward through every one of them: conv's input gradient is a ``col2im`` and
@@ -21,7 +21,7 @@ from . import _im2col
 __all__ = [
     "linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "conv2d", "max_pool2d",
     "unfold", "fold", "mse_loss", "nll_loss", "cross_entropy", "dropout", "layer_norm",
-    "flatten",
+    "batch_norm", "flatten",
 ]
 
 
@@ -304,6 +304,56 @@ layer_norm_op = Op("native_layer_norm", "NativeLayerNormBackward0", _ln_forward,
                           "bias": lambda grads, s: grads[0]})
 
 
+def _bn_shape(x_ndim):
+    """Where a per-channel vector ``[C]`` broadcasts against an ``[N, C, *]`` input, and
+    which dims the statistics reduce over (all but the channel dim)."""
+    return (1, -1) + (1,) * (x_ndim - 2), (0,) + tuple(range(2, x_ndim))
+
+
+def _bn_forward(x, weight, bias, training, eps, stats):
+    # ``stats`` = (mean, invstd) per channel, computed by ``batch_norm`` (batch statistics
+    # when training, running ones otherwise). It is an argument of the forward only: the
+    # node does not keep it as an attribute (PyTorch's node has ``eps`` and ``training``).
+    shape, _ = _bn_shape(x.ndim)
+    mean, invstd = stats
+    scale = (invstd * weight).astype(x.dtype).reshape(shape)
+    shift = (bias - mean * invstd * weight).astype(x.dtype).reshape(shape)
+    return x * scale + shift
+
+
+def _bn_xhat(s):
+    """The normalised input as minigrad ops of the saved values, so that the formulas
+    below are differentiable again. In training, the batch statistics are recomputed
+    from ``input`` (they depend on it); in evaluation the running ones are constants."""
+    x = s.input
+    shape, dims = _bn_shape(x.dim())
+    if s.training:
+        xc = x - x.mean(dims, keepdim=True)
+        invstd = ((xc * xc).mean(dims, keepdim=True) + s.eps) ** -0.5
+    else:
+        xc = x - s.running_mean.reshape(shape)
+        invstd = (s.running_var.reshape(shape) + s.eps) ** -0.5
+    return xc * invstd, invstd, shape, dims
+
+
+def _bn_grad_input(g, s):
+    xhat, invstd, shape, dims = _bn_xhat(s)
+    gw = g * s.weight.reshape(shape) if s.weight is not None else g
+    if not s.training:
+        return gw * invstd
+    return invstd * (gw - gw.mean(dims, keepdim=True) - xhat * (gw * xhat).mean(dims, keepdim=True))
+
+
+# PyTorch's native_batch_norm returns (output, save_mean, save_invstd) and saves input,
+# weight, running_mean, running_var, result1 (= save_mean) and result2 (= save_invstd);
+# ``batch_norm`` below saves them in that order (the row's ``saves`` is empty for that).
+batch_norm_op = Op("native_batch_norm", "NativeBatchNormBackward0", _bn_forward,
+                   ("input", "weight", "bias"),
+                   grads={"input": _bn_grad_input,
+                          "weight": lambda g, s: (g * _bn_xhat(s)[0]).sum(_bn_shape(g.dim())[1]),
+                          "bias": lambda g, s: g.sum(_bn_shape(g.dim())[1])})
+
+
 # --------------------------------------------------------------------------------------
 # The functions
 # --------------------------------------------------------------------------------------
@@ -515,4 +565,75 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
             node._stored["weight"] = SavedTensor(None)
         if bias is None:
             node._stored["bias"] = SavedTensor(None)
+    return out
+
+
+def _check_channels(name, t, channels):
+    if t is not None and t.numel() != channels:
+        raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """``F.batch_norm`` over an ``[N, C, *]`` input, per channel ``C``, one op (node
+    ``NativeBatchNormBackward0``, saving ``input``, ``weight``, ``running_mean``,
+    ``running_var``, ``result1`` = batch mean and ``result2`` = batch 1/std; the last
+    two are empty when not training).
+
+    Training: normalise with the batch mean and *biased* variance, and (when running
+    statistics are given) update them in place with ``momentum``, using the *unbiased*
+    variance, without bumping their version counter (as PyTorch's kernel). Otherwise:
+    normalise with the running statistics."""
+    from ..autograd.graph import SavedTensor
+    shape = tuple(input.shape)
+    if training:
+        per_channel = shape[0] * int(np.prod(shape[2:]))
+        if per_channel == 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, "
+                             f"got input size {input.shape}")
+        if eps <= 0.0:
+            raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    elif eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    channels = shape[1] if len(shape) > 1 else 0
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        if t is None and not training and name.startswith("running"):
+            raise RuntimeError(f"{name} must be defined in evaluation mode")
+        _check_channels(name, t, channels)
+
+    x = input._array
+    dtype = x.dtype
+    wide = np.float64 if dtype.kind == "f" else dtype      # statistics in double precision
+    _, dims = _bn_shape(x.ndim)
+    if training:
+        mean = x.mean(axis=dims, dtype=wide)
+        var = ((x.astype(wide) - mean.reshape(_bn_shape(x.ndim)[0])) ** 2).mean(axis=dims)
+        invstd = 1.0 / np.sqrt(var + eps)
+        if running_mean is not None or running_var is not None:
+            n = x.size // channels
+            if running_mean is not None:
+                rm = running_mean._array
+                rm[...] = ((1 - momentum) * rm + momentum * mean).astype(rm.dtype)
+            if running_var is not None:
+                rv = running_var._array
+                rv[...] = ((1 - momentum) * rv + momentum * var * n / (n - 1)).astype(rv.dtype)
+    else:
+        mean = running_mean._array.astype(wide)
+        invstd = 1.0 / np.sqrt(running_var._array.astype(wide) + eps)
+
+    w = weight if weight is not None else Tensor._wrap(np.ones(channels, dtype=dtype))
+    b = bias if bias is not None else Tensor._wrap(np.zeros(channels, dtype=dtype))
+    out = apply_op(batch_norm_op, (input, w, b),
+                   {"training": bool(training), "eps": eps, "stats": (mean, invstd)})
+    node = out.grad_fn
+    if node is not None and node._op is batch_norm_op:
+        del node._attrs["stats"]
+        if training:
+            result1, result2 = (Tensor._wrap(a.astype(dtype)) for a in (mean, invstd))
+        else:
+            result1, result2 = (Tensor._wrap(np.zeros(0, dtype=dtype)) for _ in range(2))
+        for name, value in (("input", input), ("weight", weight), ("running_mean", running_mean),
+                            ("running_var", running_var), ("result1", result1), ("result2", result2)):
+            node._stored[name] = SavedTensor(value)
     return out

@@ -3,6 +3,9 @@
 PyTorch counterpart: ``torch/nn/parameter.py``. Assigning a Parameter to a Module
 attribute (``self.w = nn.Parameter(...)``) puts it in ``module._parameters``; that is
 all that makes it special. It shares the data of the tensor it wraps.
+
+``nn.Buffer`` is the same idea for buffers: assigning one to a Module attribute calls
+``register_buffer`` (with the buffer's ``persistent`` flag).
 """
 import numpy as np
 
@@ -38,3 +41,25 @@ class Parameter(Tensor):
         p = Parameter(Tensor._wrap(self._array.copy()), self.requires_grad)
         memo[id(self)] = p
         return p
+
+
+class _BufferMeta(type):
+    # ``isinstance(t, Buffer)`` is true for the plain Tensors that ``Buffer(...)`` marks.
+    def __instancecheck__(cls, instance):
+        if cls is Buffer:
+            return isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False)
+        return super().__instancecheck__(instance)
+
+
+class Buffer(metaclass=_BufferMeta):
+    """``torch.nn.Buffer(data=None, *, persistent=True)``: not a Tensor subclass but a
+    marker, as in PyTorch: it returns a detached plain Tensor over ``data``'s storage
+    (keeping ``requires_grad``) with ``persistent`` and ``_is_buffer`` attributes."""
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            data = Tensor._wrap(np.empty(0, dtype=np.float32))
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t

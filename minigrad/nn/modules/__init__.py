@@ -8,8 +8,9 @@ from .activation import LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from .flatten import Flatten
 from .dropout import Dropout
 from .normalization import LayerNorm
+from .batchnorm import BatchNorm1d, BatchNorm2d
 from .loss import CrossEntropyLoss, MSELoss, NLLLoss
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Identity", "Linear", "Conv2d",
            "MaxPool2d", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Flatten", "Dropout",
-           "LayerNorm", "MSELoss", "NLLLoss", "CrossEntropyLoss"]
+           "LayerNorm", "BatchNorm1d", "BatchNorm2d", "MSELoss", "NLLLoss", "CrossEntropyLoss"]

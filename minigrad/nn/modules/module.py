@@ -26,7 +26,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...utils.hooks import BackwardHook, RemovableHandle
-from ..parameter import Parameter
+from ..parameter import Buffer, Parameter
 
 __all__ = [
     "Module", "register_module_forward_pre_hook", "register_module_forward_hook",
@@ -189,8 +189,12 @@ class Module:
     def register_buffer(self, name, tensor, persistent=True):
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"buffer name should be a string. Got {type(name).__name__}")
         if "." in name:
             raise KeyError('buffer name can\'t contain "."')
+        if name == "":
+            raise KeyError('buffer name can\'t be empty string ""')
         if hasattr(self, name) and name not in self._buffers:
             raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, Tensor):
@@ -252,11 +256,17 @@ class Module:
                 modules[name] = value
             else:
                 buffers = self.__dict__.get("_buffers")
-                if buffers is not None and name in buffers:
+                if isinstance(value, Buffer) or (buffers is not None and name in buffers):
                     if value is not None and not isinstance(value, Tensor):
                         raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
-                                        "(torch.Tensor or None expected)")
-                    buffers[name] = value
+                                        "(torch.nn.Buffer, torch.Tensor or None expected)")
+                    if buffers is None:
+                        raise AttributeError("cannot assign buffer before Module.__init__() call")
+                    if isinstance(value, Buffer):       # nn.Buffer(...): registers itself
+                        persistent = value.persistent
+                    else:                               # re-assigning keeps persistence
+                        persistent = name not in self._non_persistent_buffers_set
+                    self.register_buffer(name, value, persistent)
                 else:
                     object.__setattr__(self, name, value)
 

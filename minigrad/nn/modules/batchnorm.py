@@ -1,0 +1,110 @@
+"""``BatchNorm1d`` and ``BatchNorm2d`` (``torch/nn/modules/batchnorm.py``).
+
+A batch-norm layer has up to two parameters (``weight``, ``bias``: ``affine``) and
+three buffers (``running_mean``, ``running_var``, ``num_batches_tracked``:
+``track_running_stats``), registered in that order, which is the order of
+``state_dict()``. In training mode each call counts one batch and normalises with
+the batch's own statistics (updating the running ones); in evaluation mode it uses the
+running statistics, unless there are none (``track_running_stats=False``), in which
+case the batch statistics are used in both modes.
+"""
+import numpy as np
+
+from ..._tensor import Tensor
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["BatchNorm1d", "BatchNorm2d"]
+
+
+class _BatchNorm(Module):
+    """What ``BatchNorm1d`` and ``BatchNorm2d`` share (PyTorch's ``_NormBase`` and
+    ``_BatchNorm``); the subclasses only check the input's number of dims."""
+
+    _version = 2
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 device=None, dtype=None, *, bias=True):
+        super().__init__()
+        from ... import dtypes
+        np_dtype = np.float32 if dtype is None else dtypes.to_numpy_dtype(dtype)
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = Parameter(Tensor._wrap(np.empty(num_features, dtype=np_dtype)))
+            if bias:
+                self.bias = Parameter(Tensor._wrap(np.empty(num_features, dtype=np_dtype)))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", Tensor._wrap(np.zeros(num_features, dtype=np_dtype)))
+            self.register_buffer("running_var", Tensor._wrap(np.ones(num_features, dtype=np_dtype)))
+            self.register_buffer("num_batches_tracked", Tensor._wrap(np.array(0, dtype=np.int64)))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self):
+        """Running mean 0, running variance 1, no batch counted (in place)."""
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        """:meth:`reset_running_stats`, then weight 1 and bias 0."""
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def _check_input_dim(self, input):
+        raise NotImplementedError
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:       # cumulative average: batch k weighs 1/k
+                factor = 1.0 / float(self.num_batches_tracked.item())
+        # Batch statistics in training, and in evaluation when there are no running ones.
+        use_batch_stats = self.training or (self.running_mean is None and self.running_var is None)
+        # The running statistics are passed when they are read (evaluation) or updated.
+        pass_stats = not self.training or self.track_running_stats
+        return F.batch_norm(input,
+                            self.running_mean if pass_stats else None,
+                            self.running_var if pass_stats else None,
+                            self.weight, self.bias, use_batch_stats, factor, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1d(_BatchNorm):
+    """``torch.nn.BatchNorm1d``: inputs ``[N, C]`` or ``[N, C, L]``."""
+
+    def _check_input_dim(self, input):
+        if input.dim() not in (2, 3):
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+
+class BatchNorm2d(_BatchNorm):
+    """``torch.nn.BatchNorm2d``: inputs ``[N, C, H, W]``."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 4:
+            raise ValueError(f"expected 4D input (got {input.dim()}D input)")

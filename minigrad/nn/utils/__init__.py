@@ -1,0 +1,8 @@
+"""``minigrad.nn.utils`` (``torch.nn.utils``): gradient clipping, parameters as one
+vector, and pruning (``nn.utils.prune``, built on forward pre-hooks)."""
+from . import prune
+from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm
+from .convert_parameters import parameters_to_vector, vector_to_parameters
+
+__all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grads_with_norm_", "clip_grad_value_",
+           "get_total_norm", "parameters_to_vector", "vector_to_parameters", "prune"]
