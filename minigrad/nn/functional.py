@@ -312,8 +312,7 @@ def _bn_shape(x_ndim):
 
 def _bn_forward(x, weight, bias, training, eps, stats):
     # ``stats`` = (mean, invstd) per channel, computed by ``batch_norm`` (batch statistics
-    # when training, running ones otherwise). It is an argument of the forward only: the
-    # node does not keep it as an attribute (PyTorch's node has ``eps`` and ``training``).
+    # when training, running ones otherwise), for the forward only.
     shape, _ = _bn_shape(x.ndim)
     mean, invstd = stats
     scale = (invstd * weight).astype(x.dtype).reshape(shape)
@@ -348,7 +347,7 @@ def _bn_grad_input(g, s):
 # weight, running_mean, running_var, result1 (= save_mean) and result2 (= save_invstd);
 # ``batch_norm`` below saves them in that order (the row's ``saves`` is empty for that).
 batch_norm_op = Op("native_batch_norm", "NativeBatchNormBackward0", _bn_forward,
-                   ("input", "weight", "bias"),
+                   ("input", "weight", "bias"), saved_attrs=("eps", "training"),
                    grads={"input": _bn_grad_input,
                           "weight": lambda g, s: (g * _bn_xhat(s)[0]).sum(_bn_shape(g.dim())[1]),
                           "bias": lambda g, s: g.sum(_bn_shape(g.dim())[1])})
@@ -628,7 +627,6 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                    {"training": bool(training), "eps": eps, "stats": (mean, invstd)})
     node = out.grad_fn
     if node is not None and node._op is batch_norm_op:
-        del node._attrs["stats"]
         if training:
             result1, result2 = (Tensor._wrap(a.astype(dtype)) for a in (mean, invstd))
         else:
