@@ -140,6 +140,11 @@ class OpNode(Node):
 
     def apply(self, grad_outputs, needs_input_grad):
         op = self._op
+        ctx = _Saved(self)
+        # As PyTorch's generated apply(): every saved value is unpacked first, in the
+        # order it was saved, whichever gradients are needed (unpack hooks see that order).
+        for name in self._stored:
+            getattr(ctx, name)
         if op.multi_output:
             grad = tuple(grad_outputs)
             if all(g is None for g in grad):
@@ -148,7 +153,6 @@ class OpNode(Node):
             grad = grad_outputs[0]
             if grad is None:            # no gradient flowed in: none flows out
                 return (None,) * len(self.next_functions)
-        ctx = _Saved(self)
         formulas = op.grads
         if op.inputs is None:           # variadic (cat, stack): formula(g, ctx, index)
             return [formulas(grad, ctx, i) if needed else None

@@ -118,7 +118,7 @@ mul = Op("mul", "MulBackward0", np.multiply, ("self", "other"),
          saves={"other": "self", "self": "other"},
          grads={"self": lambda g, s: g * s.other, "other": lambda g, s: g * s.self})
 div = Op("div", "DivBackward0", _quiet(np.true_divide), ("self", "other"),
-         saves={"self": "other", "other": None},
+         saves={"other": None, "self": "other"},
          grads={"self": lambda g, s: g / s.other,
                 "other": lambda g, s: -g * ((s.self / s.other) / s.other)})
 neg = Op("neg", "NegBackward0", np.negative, grads={"self": lambda g, s: -g})
@@ -136,7 +136,7 @@ pow_scalar_base = Op("pow", "PowBackward2", _quiet(lambda e, self: np.power(self
                      saves={"exponent": None, "result": None}, saved_attrs=("self",),
                      grads={"exponent": lambda g, s: g * _mul_scalar(s.result, float(np.log(s.self)))})
 maximum = Op("maximum", "MaximumBackward0", np.maximum, ("self", "other"),
-             saves={"self": None, "other": None},
+             saves={"other": None, "self": None},
              grads={"self": lambda g, s: g * _mask(s.self._array > s.other._array, g)
                     + g * _mask(s.self._array == s.other._array, g) * 0.5,
                     "other": lambda g, s: g * _mask(s.other._array > s.self._array, g)
