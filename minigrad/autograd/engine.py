@@ -129,11 +129,13 @@ def will_engine_execute_node(node):
     if task.exec_info is None:
         return node in task.nodes_in_graph
     info = task.exec_info.get(node)
-    if isinstance(node, AccumulateGrad) and task.captured:
+    if node not in task.nodes_in_graph or info is None or not info.should_execute():
+        return False                     # not on a path to an input: no question to ask
+    if isinstance(node, AccumulateGrad) and info.captures:
         raise RuntimeError(
             "A leaf node was passed to _will_engine_execute_node but we are currently running "
             "autograd.grad(). This is currently not supported.")
-    return node in task.nodes_in_graph and info is not None and info.should_execute()
+    return True
 
 
 # --- the ready queue ------------------------------------------------------------------------
