@@ -30,6 +30,10 @@ NAMES = (
     "c14_saved_hooks_inplace",
     "c15_grad_fn_replay",
     "c16_node_order_docs",
+    "c20_leaf_hooks_order",
+    "c21_grad_fn_post_hooks_order",
+    "c22_module_backward_hooks_prepend",
+    "c23_global_module_hooks_first",
 )
 
 VERDICTS = ("true", "false", "partly true")
