@@ -290,7 +290,7 @@ index = Op("index", "IndexBackward0", lambda x, key, indices: x[key],
 
 # --- matrix products ------------------------------------------------------------------
 mm = Op("mm", "MmBackward0", np.matmul, ("self", "mat2"),
-        saves={"self": "mat2", "mat2": "self"},
+        saves={"mat2": "self", "self": "mat2"},
         saved_attrs=("mat2_sym_sizes", "mat2_sym_strides", "self_sym_sizes", "self_sym_strides"),
         grads={"self": lambda g, s: g.mm(s.mat2.t()), "mat2": lambda g, s: s.self.t().mm(g)})
 dot = Op("dot", "DotBackward0", np.dot, ("self", "tensor"),
@@ -301,7 +301,7 @@ mv = Op("mv", "MvBackward0", np.matmul, ("self", "vec"),
         grads={"self": lambda g, s: g.unsqueeze(1) * s.vec,
                "vec": lambda g, s: s.self.t().matmul(g)})
 bmm = Op("matmul", "BmmBackward0", np.matmul, ("self", "other"),
-         saves={"self": "other", "other": "self"},
+         saves={"other": "self", "self": "other"},
          grads={"self": lambda g, s: g.matmul(s.other.transpose(-1, -2)),
                 "other": lambda g, s: s.self.transpose(-1, -2).matmul(g)})
 

@@ -297,7 +297,7 @@ def _ln_grad_input(grads, s):
 
 layer_norm_op = Op("native_layer_norm", "NativeLayerNormBackward0", _ln_forward,
                    ("input", "weight", "bias"), multi_output=True,
-                   saves={"input": None, "weight": None, "bias": None, "result1": None, "result2": None},
+                   saves={"bias": None, "input": None, "weight": None, "result1": None, "result2": None},
                    saved_attrs=("normalized_shape",),
                    grads={"input": _ln_grad_input,
                           "weight": lambda grads, s: grads[0] * _ln_xhat(s)[0],
@@ -360,9 +360,15 @@ batch_norm_op = Op("native_batch_norm", "NativeBatchNormBackward0", _bn_forward,
 def linear(input, weight, bias=None):
     """``F.linear``: ``input @ weight.T + bias``. A 2-D input with a bias is one
     ``addmm`` (node ``AddmmBackward0``, saving ``mat1`` = input, ``mat2`` = weight.T),
-    as in PyTorch."""
+    as in PyTorch; another contiguous input with a bias is viewed as 2-D around it."""
     if input.dim() == 2 and bias is not None:
         return apply_op(addmm_op, (bias, input, weight.t()), {"beta": 1, "alpha": 1})
+    if bias is not None and input.dim() > 0 and bias.dim() == 1 and input._array.flags.c_contiguous:
+        # PyTorch's _flatten_nd_linear: any other contiguous input is flattened to 2-D
+        # (ViewBackward0), goes through one addmm, and is viewed back (ViewBackward0).
+        flat = apply_op(addmm_op, (bias, input.reshape(-1, input.shape[-1]), weight.t()),
+                        {"beta": 1, "alpha": 1})
+        return flat.view(*input.shape[:-1], flat.shape[-1])
     out = input.matmul(weight.t())
     return out + bias if bias is not None else out
 
