@@ -25,8 +25,8 @@ What a program can contain:
   ``backward(inputs=)``; with two passes the first keeps the graph.
 
 An error in a forward or a pass is part of the trace (``error Type: message``), so
-PyTorch's error messages are compared too. Excluded patterns (a difference reported
-to the lead instead) are listed in ``EXCLUDED`` with the difference they hide.
+PyTorch's error messages are compared too. Patterns left out because minigrad differs
+there are listed in the comment "Left out" below, with the difference they hide.
 
 The examples are derandomized so CI sees the same programs every run; torch and
 minigrad run in this same process.
@@ -70,9 +70,13 @@ TENSOR_KINDS = ("tensor", "tensor", "retain_grad", "pre", "post", "post_acc", "m
 MODULE_KINDS = ("fwd_pre", "fwd", "bwd", "bwd_pre")
 GLOBAL_KINDS = ("global_fwd_pre", "global_fwd", "global_bwd", "global_bwd_pre")
 
-# Patterns left out of the generator because minigrad differs from torch there (each
-# reported to the lead with a minimal program; see the scenarios h01_* ...).
-EXCLUDED = {}
+# Left out of the generator because minigrad differs from torch there, each
+# reported to the lead with a minimal program (differences found and fixed are kept as
+# tests/differential/scenarios/h01_* ...). None is excluded from OPS today; ops the
+# generator does not draw and that differ in what reaches a pack hook:
+#   where, masked_fill, indexing with a list, nll_loss / cross_entropy -- PyTorch saves
+#   the condition / mask / indices / target and total_weight as tensors (they go through
+#   saved_tensors_hooks), minigrad keeps them as plain attributes.
 
 
 # --- the generator ------------------------------------------------------------------------
@@ -90,6 +94,14 @@ def programs(draw):
         name = draw(st.sampled_from(op_names))
         operands = tuple(draw(st.one_of(st.just(n_values - 1), st.integers(0, n_values - 1)))
                          for _ in range(OPS[name][0]))
+        if name == "stack_sum" and len(set(operands)) == 2 and max(operands) < n_leaves:
+            # Left out: two leaves stacked, then summed over the stack. PyTorch's
+            # AccumulateGrad steals the incoming gradient (no copy), and here both
+            # leaves receive views of one expanded buffer, so their .grad share memory
+            # and a second backward adds into it twice (PyTorch shows 6, minigrad 4).
+            # Gradient stealing is being added to the engine (issue 11); until then
+            # the same leaf is stacked twice (its two views are summed first).
+            operands = (operands[0], operands[0])
         steps.append((name, operands))
         n_values += 1
     if use_module and not any(name == "module" for name, _ in steps):
