@@ -1,7 +1,7 @@
 """minigrad: PyTorch's autograd and hook system, re-implemented small and readable on numpy.
 
-``import minigrad as torch`` runs hook code written for PyTorch (within the API in
-docs/ and ../shared/API.md) and prints the same trace. Start with the lessons in
+``import minigrad as torch`` runs hook code written for PyTorch and prints the same
+trace (docs/differences.md lists the few deliberate differences). Start with the lessons in
 ``lessons/``; the engine is ``minigrad/autograd/engine.py``.
 """
 from . import dtypes

@@ -1,7 +1,7 @@
 """The Binder environment (binder/) runs the lessons.
 
 repo2docker needs docker, which this project's machines don't have, so the slow test
-rebuilds the same environment in a fresh venv (see /work/shared/JUPYTER.md):
+rebuilds the same environment in a fresh venv:
 the Binder base image's packages, then -- from the repo root, as repo2docker does --
 ``pip install -r binder/requirements.txt && bash binder/postBuild``, then runs the
 lessons through ``pytest --nbval-lax`` with that venv's Python.
