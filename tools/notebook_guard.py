@@ -11,7 +11,12 @@ are deliberately unexecuted) it checks that:
   from top to bottom (the notebook was run once, in order, by Run All / nbconvert);
 - no cell stores an error output unless it is tagged ``raises-exception``;
 - no output contains a memory address (``0x`` followed by 6+ hex digits), which would
-  differ on every run (end the cell with ``;`` or ``plt.show()``, or print something stable).
+  differ on every run (end the cell with ``;`` or ``plt.show()``, or print something stable);
+- no output shows a path of the machine that executed it (``/home/...``, ``/root/...``);
+- no stored traceback is longer than 15 lines: a learner should see the error, not our call
+  stack (``%xmode Minimal`` in the first cell, or print ``type(e).__name__`` and ``e``);
+- no stream output is longer than 60 lines (one updating progress bar or a summary line,
+  not a line per step).
 
 Usage: python tools/notebook_guard.py [NOTEBOOK_OR_FOLDER ...]   (default: lessons/ spec/)
 Exit status 1 and a list of problems if any notebook fails.
@@ -29,6 +34,10 @@ DEFAULT_DIRS = ("lessons", "spec")
 EXCLUDED_DIRS = (Path("lessons") / "student",)
 
 ADDRESS = re.compile(r"0x[0-9a-f]{6,}")
+MACHINE_PATH = re.compile(r"(?<![\w.])/(?:home|root|work|Users|tmp|usr|opt)/[\w.-]+/")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")       # IPython colours its tracebacks
+MAX_TRACEBACK_LINES = 15
+MAX_STREAM_LINES = 60
 # Output mime types whose text is worth scanning (images are base64: random matches).
 _TEXT_MIME = re.compile(r"^(text/|application/(json|javascript)$)")
 
@@ -66,9 +75,9 @@ def _output_texts(output: dict):
             if _TEXT_MIME.match(mime):
                 yield mime, _text(value)
     elif kind == "error":
-        yield "error", "\n".join(
-            [output.get("ename", ""), output.get("evalue", "")] + list(output.get("traceback", []))
-        )
+        text = "\n".join([output.get("ename", ""), output.get("evalue", "")]
+                         + list(output.get("traceback", [])))
+        yield "error", ANSI.sub("", text)
 
 
 def check_notebook(path: Path) -> list[str]:
@@ -115,6 +124,17 @@ def check_notebook(path: Path) -> list[str]:
                 match = ADDRESS.search(text)
                 if match:
                     problems.append(f"{where}: memory address {match.group()} in output ({label})")
+                match = MACHINE_PATH.search(text)
+                if match:
+                    problems.append(f"{where}: a path of this machine ({match.group()}) in output ({label})")
+                lines = text.count("\n")
+                if label.startswith("stream") and lines > MAX_STREAM_LINES:
+                    problems.append(f"{where}: {lines} lines of {label} (at most {MAX_STREAM_LINES}: "
+                                    "print a summary or one updating progress bar)")
+            traceback_lines = "\n".join(output.get("traceback", [])).count("\n") + 1
+            if output.get("output_type") == "error" and traceback_lines > MAX_TRACEBACK_LINES:
+                problems.append(f"{where}: a {traceback_lines}-line traceback (at most "
+                                f"{MAX_TRACEBACK_LINES}: use %xmode Minimal or print the error)")
     return problems
 
 
