@@ -179,7 +179,12 @@ class Tensor:
     def __repr__(self):
         return tensor_repr(self)
 
-    __str__ = __repr__
+    def __format__(self, spec):
+        """``Tensor.__format__``: a 0-dim tensor formats its Python number (``f"{loss:.3f}"``);
+        any other tensor formats as ``object`` does (its ``str``, and only with no spec)."""
+        if self._array.ndim == 0 and type(self) is Tensor:
+            return format(self._array.item(), spec)
+        return object.__format__(self, spec)
 
     # --- requires_grad and .grad ----------------------------------------------------
     @property
