@@ -4,7 +4,7 @@
 docs/ and ../shared/API.md) and prints the same trace. Start with the lessons in
 ``lessons/``; the engine is ``minigrad/autograd/engine.py``.
 """
-from . import dtypes
+from . import dtypes, return_types
 from .dtypes import bool_ as bool, double, dtype, float, float32, float64, int64, long
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from ._tensor import Size, Tensor, tensor

@@ -15,6 +15,7 @@ import numpy as np
 
 from . import _ops as ops
 from . import dtypes
+from . import return_types
 from . import grad_mode
 from ._dispatch import apply_op
 from ._format import tensor_repr
@@ -36,6 +37,8 @@ def _as_tensor(value, like=None):
 
 class Tensor:
     """``torch.Tensor`` on top of a numpy array (``._array``)."""
+
+    __module__ = "minigrad"         # prints as <class 'minigrad.Tensor'>
 
     # Every tensor has data and a version counter (shared by views). The autograd state
     # below starts as class-level defaults and becomes an instance attribute only when
@@ -514,14 +517,14 @@ class Tensor:
             return apply_op(ops.max, (self,))
         values, indices = apply_op(ops.max_dim, (self,), {"dim": dim % max(self._array.ndim, 1), "keepdim": keepdim,
                                                            "self_sym_sizes": self._array.shape})
-        return MinMaxResult(values, indices)
+        return return_types.max(values, indices)
 
     def min(self, dim=None, keepdim=False):
         if dim is None:
             return apply_op(ops.min, (self,))
         values, indices = apply_op(ops.min_dim, (self,), {"dim": dim % max(self._array.ndim, 1), "keepdim": keepdim,
                                                            "self_sym_sizes": self._array.shape})
-        return MinMaxResult(values, indices)
+        return return_types.min(values, indices)
 
     def norm(self, p=2):
         """``Tensor.norm()``: the Euclidean norm of all elements (``p=2`` only)."""
@@ -702,21 +705,13 @@ for _name in ("exp", "log", "tanh", "sigmoid", "relu", "abs", "sqrt", "sin", "co
 del _name
 
 
-class MinMaxResult(tuple):
-    """``torch.return_types.max``: a (values, indices) pair with named fields."""
-
-    def __new__(cls, values, indices):
-        return super().__new__(cls, (values, indices))
-
-    values = property(lambda self: self[0])
-    indices = property(lambda self: self[1])
-
-
 class Size(tuple):
-    """``torch.Size``: a tuple of ints that prints like PyTorch's."""
+    """``torch.Size``: a tuple of ints; prints as ``minigrad.Size([2, 3])``."""
+
+    __module__ = "minigrad"
 
     def __repr__(self):
-        return f"torch.Size([{', '.join(str(s) for s in self)}])"
+        return f"minigrad.Size([{', '.join(str(s) for s in self)}])"
 
     def numel(self):
         return int(np.prod(self))

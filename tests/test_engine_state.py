@@ -302,8 +302,8 @@ def _watched_graph():
     (lambda x, y: y.backward(), RuntimeError,
      "grad can be implicitly created only for scalar outputs"),
     (lambda x, y: y.backward(minigrad.ones(2, dtype=minigrad.float64)), RuntimeError,
-     "Mismatch in shape: grad_output[0] has a shape of torch.Size([2]) and output[0] has a "
-     "shape of torch.Size([3])."),
+     "Mismatch in shape: grad_output[0] has a shape of minigrad.Size([2]) and output[0] has a "
+     "shape of minigrad.Size([3])."),
     (lambda x, y: minigrad.ones(3).sum().backward(), RuntimeError,
      "element 0 of tensors does not require grad and does not have a grad_fn"),
     (lambda x, y: minigrad.autograd.backward([y.sum(), minigrad.ones(1)]), RuntimeError,
