@@ -754,7 +754,8 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
     arr = np.array(data, dtype=np_dtype)
     if np_dtype is None:
         if arr.dtype.kind == "f":
-            arr = arr.astype(np.float32) if not (isinstance(data, np.ndarray) and data.dtype == np.float64) else arr
+            numpy_float64 = isinstance(data, (np.ndarray, np.generic)) and data.dtype == np.float64
+            arr = arr if numpy_float64 else arr.astype(np.float32)
         elif arr.dtype.kind in "iu":
             arr = arr.astype(np.int64)
         elif arr.dtype.kind not in "b":
