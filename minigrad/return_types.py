@@ -11,6 +11,9 @@ class _ValuesIndices(tuple):
     def __new__(cls, values, indices):
         return super().__new__(cls, (values, indices))
 
+    def __getnewargs__(self):      # copy and pickle call __new__(cls, values, indices)
+        return tuple(self)
+
     values = property(lambda self: self[0])
     indices = property(lambda self: self[1])
 

@@ -143,6 +143,7 @@ def _cases():
     add("min_dim_keepdim", "torch.tensor(a).min(0, keepdim=True)", _floats(15, (3, 4)))
     add("max_dim_grad", "torch.tensor(a, requires_grad=True).max(0)", _floats(16, (2, 3)))
     add("max_fields", "(lambda r: (r.values, r.indices, type(r)))(torch.tensor(a).max(0))", _floats(17, (2, 3)))
+    add("max_deepcopied", "__import__('copy').deepcopy(torch.tensor(a).max(0))", _floats(17, (2, 3)))
     add("parameter", "torch.nn.Parameter(torch.tensor(a))", _floats(18, (2, 3)))
     add("parameter_frozen", "torch.nn.Parameter(torch.tensor(a), requires_grad=False)", _floats(19, (2,)))
     add("linear_weight", "(torch.manual_seed(0), torch.nn.Linear(2, 2))[1].weight.shape")
