@@ -4,10 +4,11 @@
 trace (docs/differences.md lists the few deliberate differences). Start with the lessons in
 ``lessons/``; the engine is ``minigrad/autograd/engine.py``.
 """
-from . import dtypes
+from . import dtypes, return_types
 from .dtypes import bool_ as bool, double, dtype, float, float32, float64, int64, long
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from ._tensor import Size, Tensor, tensor
+from ._format import set_printoptions
 from ._creation import (abs, add, allclose, arange, argmax, as_tensor, cat, chunk, clamp, clip, clone,
                         cos, detach, div, empty, equal, exp, eye, flatten, from_numpy, full, full_like,
                         is_tensor, linspace, log, log_softmax, manual_seed, masked_fill, matmul, max,

@@ -15,6 +15,7 @@ import numpy as np
 
 from . import _ops as ops
 from . import dtypes
+from . import return_types
 from . import grad_mode
 from ._dispatch import apply_op
 from ._format import tensor_repr
@@ -36,6 +37,8 @@ def _as_tensor(value, like=None):
 
 class Tensor:
     """``torch.Tensor`` on top of a numpy array (``._array``)."""
+
+    __module__ = "minigrad"         # prints as <class 'minigrad.Tensor'>
 
     # Every tensor has data and a version counter (shared by views). The autograd state
     # below starts as class-level defaults and becomes an instance attribute only when
@@ -179,7 +182,12 @@ class Tensor:
     def __repr__(self):
         return tensor_repr(self)
 
-    __str__ = __repr__
+    def __format__(self, spec):
+        """``Tensor.__format__``: a 0-dim tensor formats its Python number (``f"{loss:.3f}"``);
+        any other tensor formats as ``object`` does (its ``str``, and only with no spec)."""
+        if self._array.ndim == 0 and type(self) is Tensor:
+            return format(self._array.item(), spec)
+        return object.__format__(self, spec)
 
     # --- requires_grad and .grad ----------------------------------------------------
     @property
@@ -509,13 +517,13 @@ class Tensor:
         if dim is None:
             return apply_op(ops.max, (self,))
         values, indices = apply_op(ops.max_dim, (self,), {"dim": _dim(dim, self._array.ndim), "keepdim": keepdim})
-        return MinMaxResult(values, indices)
+        return return_types.max(values, indices)
 
     def min(self, dim=None, keepdim=False):
         if dim is None:
             return apply_op(ops.min, (self,))
         values, indices = apply_op(ops.min_dim, (self,), {"dim": _dim(dim, self._array.ndim), "keepdim": keepdim})
-        return MinMaxResult(values, indices)
+        return return_types.min(values, indices)
 
     def norm(self, p=2):
         """``Tensor.norm()``: the Euclidean norm of all elements (``p=2`` only)."""
@@ -692,21 +700,13 @@ for _name in ("exp", "log", "tanh", "sigmoid", "relu", "abs", "sqrt", "sin", "co
 del _name
 
 
-class MinMaxResult(tuple):
-    """``torch.return_types.max``: a (values, indices) pair with named fields."""
-
-    def __new__(cls, values, indices):
-        return super().__new__(cls, (values, indices))
-
-    values = property(lambda self: self[0])
-    indices = property(lambda self: self[1])
-
-
 class Size(tuple):
-    """``torch.Size``: a tuple of ints that prints like PyTorch's."""
+    """``torch.Size``: a tuple of ints; prints as ``minigrad.Size([2, 3])``."""
+
+    __module__ = "minigrad"
 
     def __repr__(self):
-        return f"torch.Size([{', '.join(str(s) for s in self)}])"
+        return f"minigrad.Size([{', '.join(str(s) for s in self)}])"
 
     def numel(self):
         return int(np.prod(self))
@@ -762,7 +762,8 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
     arr = np.array(data, dtype=np_dtype)
     if np_dtype is None:
         if arr.dtype.kind == "f":
-            arr = arr.astype(np.float32) if not (isinstance(data, np.ndarray) and data.dtype == np.float64) else arr
+            numpy_float64 = isinstance(data, (np.ndarray, np.generic)) and data.dtype == np.float64
+            arr = arr if numpy_float64 else arr.astype(np.float32)
         elif arr.dtype.kind in "iu":
             arr = arr.astype(np.int64)
         elif arr.dtype.kind not in "b":

@@ -10,6 +10,8 @@ import numpy as np
 class dtype:
     """A minigrad dtype; ``np`` is the numpy dtype behind it."""
 
+    __module__ = "minigrad"     # prints as <class 'minigrad.dtype'>
+
     __slots__ = ("name", "np", "is_floating_point", "tensor_type")
 
     def __init__(self, name, np_dtype, is_floating_point, tensor_type):
