@@ -8,8 +8,9 @@ from . import dtypes
 from .dtypes import bool_ as bool, double, dtype, float, float32, float64, int64, long
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from ._tensor import Size, Tensor, tensor
-from ._creation import (abs, add, allclose, arange, argmax, as_tensor, cat, chunk, clamp, clip, clone,
+from ._creation import (abs, add, all, allclose, any, arange, argmax, as_tensor, cat, chunk, clamp, clip, clone,
                         cos, detach, div, empty, equal, exp, eye, flatten, from_numpy, full, full_like,
+                        gather, isfinite, isinf, isnan, prod, ravel, std, var, var_mean,
                         is_tensor, linspace, log, log_softmax, manual_seed, masked_fill, matmul, max,
                         maximum, mean, min, mm, mul, neg, numel, ones, ones_like, permute, pow, rand,
                         randint, randn, randperm, reciprocal, relu, reshape, sigmoid, sign, sin,

@@ -148,6 +148,11 @@ def equal(input, other):
     return input._array.shape == other._array.shape and bool(np.array_equal(input._array, other._array))
 
 
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``torch.var_mean``: ``(var, mean)`` from one node, ``VarMeanBackward0``."""
+    return tuple(apply_op(ops.var_mean, (input,), input._var_attrs(dim, unbiased, keepdim, correction)))
+
+
 def numel(input):
     return input.numel()
 
@@ -168,6 +173,7 @@ for _name in ("exp", "log", "tanh", "sigmoid", "relu", "abs", "sqrt", "sin", "co
               "clip", "sum", "mean", "max", "min", "argmax", "softmax", "log_softmax", "reshape",
               "flatten", "transpose", "permute", "unsqueeze", "squeeze", "unbind", "neg",
               "masked_fill", "pow", "add", "sub", "mul", "div", "sign", "t", "clone",
-              "detach", "reciprocal", "chunk", "split"):
+              "detach", "reciprocal", "chunk", "split", "all", "any", "isnan", "isinf",
+              "isfinite", "gather", "prod", "var", "std", "ravel"):
     globals()[_name] = _method(_name)
 del _name

@@ -134,8 +134,10 @@ def apply_op(op, tensors, attrs=None):
 
     if op.view:
         base = tensors[0]
-        outputs[0]._version_counter = base._version_counter
-        outputs[0]._base = base._base if base._base is not None else base
+        root = base._base if base._base is not None else base
+        for out in outputs:         # (every output of unbind is a view)
+            out._version_counter = base._version_counter
+            out._base = root
     if op.grads and grad_mode.is_grad_enabled() and any(t.requires_grad for t in tensors):
         _record(op, tensors, attrs, outputs)
 

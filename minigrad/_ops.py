@@ -10,6 +10,8 @@ each input's shape in one place (``validate_outputs``), as PyTorch's engine does
 
 Adding an op is adding a row here and a method that calls ``apply_op``.
 """
+import builtins
+
 import numpy as np
 
 from . import _tensor     # read at call time (import cycle)
@@ -228,7 +230,7 @@ squeeze_dims_ = Op("squeeze_", "SqueezeBackward4", lambda x, dim, self_sym_sizes
 expand = Op("expand", "ExpandBackward0", lambda x, size, self_sym_sizes: np.broadcast_to(x, size),
             view=True, grads={"self": lambda g, s: g.sum_to_size(s.self_sym_sizes)})
 unbind = Op("unbind", "UnbindBackward0", lambda x, dim: tuple(np.moveaxis(x, dim, 0)),
-            multi_output=True,
+            multi_output=True, view=True,
             grads={"self": lambda grads, s: _stack_or_zeros(grads, s.dim)})
 # numpy lays the result of concatenate/stack out like its inputs (a transposed or
 # broadcast input gives a non-C-contiguous result); PyTorch's cat/stack are always
@@ -302,3 +304,138 @@ zero = Op("zero_", "ZeroBackward0", np.zeros_like, grads={"self": lambda g, s: g
 copy = Op("copy_", "torch::autograd::CopyBackwards", lambda x, src: np.broadcast_to(src, x.shape).astype(x.dtype),
           ("self", "src"),
           grads={"self": lambda g, s: g * 0.0, "src": lambda g, s: g})
+
+
+# --- surface used by hook code: tests, gather, prod, var/std (issue 10) --------------------
+all = Op("all", None, lambda x, dim=None, keepdim=False: np.all(x, axis=dim, keepdims=keepdim))
+any = Op("any", None, lambda x, dim=None, keepdim=False: np.any(x, axis=dim, keepdims=keepdim))
+isnan = Op("isnan", None, np.isnan)
+isinf = Op("isinf", None, np.isinf)
+isfinite = Op("isfinite", None, np.isfinite)
+
+
+def _gather_forward(x, dim, index, sparse_grad=False):
+    # PyTorch reads only the leading index.shape[d] entries of the other dimensions.
+    idx = index._array
+    x = x[tuple(builtins.slice(None) if d == dim else builtins.slice(0, n) for d, n in enumerate(idx.shape))]
+    return np.take_along_axis(x, idx, axis=dim)
+
+
+def _scatter_add_zeros_forward(g, dim, index, shape):
+    out = np.zeros(shape, dtype=g.dtype)
+    grid = list(np.indices(index._array.shape, sparse=True))
+    grid[dim] = index._array
+    np.add.at(out, tuple(grid), g)          # repeated indices accumulate
+    return out
+
+
+gather = Op("gather", "GatherBackward0", _gather_forward, saves={"self": None},
+            grads={"self": lambda g, s: apply_op(scatter_add_zeros, (g,), {
+                "dim": s.dim, "index": s.index, "shape": s.self._array.shape})})
+# gather's backward as one op (``zeros.scatter_add(dim, index, grad)``), so that it has a
+# derivative itself: gathering the incoming gradient back.
+scatter_add_zeros = Op("scatter_add", "ScatterAddBackward0", _scatter_add_zeros_forward,
+                       grads={"self": lambda g, s: g.gather(s.dim, s.index)})
+
+
+def _prod_backward(g, s):
+    """d prod / d x_i = the product of the *other* elements of x_i's slice (PyTorch's
+    prod_backward). Without zeros that is ``result / x_i``; with zeros it is computed
+    directly (:func:`_prod_of_others`), which stays right for higher derivatives."""
+    x, result = s.self, s.result
+    attrs = s._node._attrs
+    dim = attrs.get("dim")
+    if dim is None:
+        g = g.expand(x._array.shape)
+    elif not attrs["keepdim"]:
+        g, result = g.unsqueeze(dim), result.unsqueeze(dim)
+    if not (x._array == 0).any():
+        return g * result / x
+    if dim is None:
+        return g * _prod_of_others(x.reshape(-1), 0).reshape(x._array.shape)
+    return g * _prod_of_others(x, dim)
+
+
+def _prod_of_others(x, dim):
+    """``out_i = prod_{j != i} x_j`` along ``dim``: x repeated along a new axis ``dim``
+    (indexing i), its diagonal set to 1, multiplied out along axis ``dim + 1`` (j).
+    O(n**2) memory in the slice length, so used only when x has zeros."""
+    shape = x._array.shape
+    n = shape[dim]
+    rows = x.unsqueeze(dim).expand(shape[:dim] + (n,) + shape[dim:])
+    diagonal = np.eye(n, dtype=bool).reshape((n, n) + (1,) * (len(shape) - dim - 1))
+    return rows.masked_fill(_tensor.Tensor._wrap(diagonal), 1.0).prod(dim + 1)
+
+
+prod = Op("prod", "ProdBackward0", lambda x: np.prod(x), saves={"self": None, "result": None},
+          grads={"self": _prod_backward})
+prod_dim = Op("prod", "ProdBackward1", lambda x, dim, keepdim: np.prod(x, axis=dim, keepdims=keepdim),
+              saves={"self": None, "result": None}, grads={"self": _prod_backward})
+
+
+def _reduced_count(shape, dim):
+    """How many elements each output of a reduction over ``dim`` (None: all) sums."""
+    return int(np.prod(shape if dim is None else [shape[d] for d in dim]))
+
+
+def _dof(shape, dim, correction):
+    return _reduced_count(shape, dim) - (1 if correction is None else correction)
+
+
+def _var_forward(x, dim, correction, keepdim):
+    dof = _dof(x.shape, dim, correction)
+    if dof <= 0:
+        import warnings
+        warnings.warn("var(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=5)
+    with np.errstate(all="ignore"):
+        mean = np.mean(x, axis=dim, keepdims=True)
+        squares = np.sum(np.square(x - mean), axis=dim, keepdims=keepdim)
+        return (squares / np.asarray(builtins.max(dof, 0), dtype=x.dtype)).astype(x.dtype)
+
+
+def _keep(g, s):
+    """``g`` with the reduced dimensions put back (size 1), so it broadcasts to ``self``."""
+    if s.keepdim:
+        return g
+    dims = range(len(s.self._array.shape)) if s.dim is None else s.dim
+    for d in sorted(dims):
+        g = g.unsqueeze(d)
+    return g
+
+
+def _var_backward(g, s):
+    """PyTorch's var_backward: ``2 (x - mean) / (N - correction)`` times the gradient."""
+    x = s.self
+    dims = tuple(range(x.dim())) if s.dim is None else s.dim
+    dof = _dof(x._array.shape, s.dim, s.correction)
+    return _keep(g, s) * (2.0 / dof) * (x - x.mean(dims, keepdim=True))
+
+
+def _std_backward(g, s):
+    # d std = d var / (2 std); a zero std gives a zero gradient, as in PyTorch.
+    g = (g / (s.result * 2)).masked_fill(_tensor.Tensor._wrap(s.result._array == 0), 0.0)
+    return _var_backward(g, s)
+
+
+def _var_mean_backward(grads, s):
+    g_var, g_mean = grads
+    out = None
+    if g_var is not None:
+        out = _var_backward(g_var, s)
+    if g_mean is not None:
+        n = _reduced_count(s.self._array.shape, s.dim)
+        term = _keep(g_mean, s).expand(s.self._array.shape) / float(n)
+        out = term if out is None else out + term
+    return out
+
+
+var = Op("var", "VarBackward0", _var_forward, saves={"self": None}, grads={"self": _var_backward})
+std = Op("std", "StdBackward0", _quiet(lambda x, **kw: np.sqrt(_var_forward(x, **kw))),
+         saves={"self": None, "result": None}, grads={"self": _std_backward})
+var_mean = Op("var_mean", "VarMeanBackward0",
+              lambda x, dim, correction, keepdim: (
+                  _var_forward(x, dim, correction, keepdim),
+                  np.mean(x, axis=dim, keepdims=keepdim).astype(x.dtype)),
+              multi_output=True, saves={"self": None}, grads={"self": _var_mean_backward})

@@ -524,6 +524,79 @@ class Tensor:
             raise NotImplementedError("minigrad's norm supports p=2 only")
         return apply_op(ops.norm, (self,))
 
+    def all(self, dim=None, keepdim=False):
+        """``Tensor.all``: True where every element (of the reduced dims) is nonzero; a
+        bool tensor, never part of the graph."""
+        if dim is None:
+            return apply_op(ops.all, (self,))
+        return apply_op(ops.all, (self,), {"dim": _dims(dim, self._array.ndim), "keepdim": keepdim})
+
+    def any(self, dim=None, keepdim=False):
+        """``Tensor.any``: True where some element (of the reduced dims) is nonzero."""
+        if dim is None:
+            return apply_op(ops.any, (self,))
+        return apply_op(ops.any, (self,), {"dim": _dims(dim, self._array.ndim), "keepdim": keepdim})
+
+    def isnan(self): return apply_op(ops.isnan, (self,))
+    def isinf(self): return apply_op(ops.isinf, (self,))
+    def isfinite(self): return apply_op(ops.isfinite, (self,))
+
+    def equal(self, other):
+        """``Tensor.equal``: a Python bool, True when shapes and values agree (dtypes may differ)."""
+        return self._array.shape == other._array.shape and bool(np.array_equal(self._array, other._array))
+
+    def gather(self, dim, index, *, sparse_grad=False):
+        """``Tensor.gather``: ``out[i][j] = self[index[i][j]][j]`` for ``dim=0`` (and so on);
+        the output has the index's shape (``GatherBackward0``)."""
+        nd = self._array.ndim
+        if not isinstance(index, Tensor) or index._array.dtype.kind not in "iu":
+            raise RuntimeError("gather(): Expected dtype int32/int64 for index")
+        if index._array.ndim != max(nd, 1) and not (nd == 0 and index._array.ndim == 0):
+            raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+        dim = dim % max(nd, 1)
+        for d, (n_index, n_self) in enumerate(zip(index._array.shape, self._array.shape)):
+            if d != dim and n_index > n_self:
+                raise RuntimeError(
+                    f"Size does not match at dimension {d} expected index {list(index._array.shape)} "
+                    f"to be no larger than self {list(self._array.shape)} apart from dimension {dim}")
+        size = self._array.shape[dim] if nd else 1
+        bad = (index._array < -size) | (index._array >= size)
+        if bad.any():
+            raise RuntimeError(f"index {int(index._array[bad].flat[0])} is out of bounds for "
+                               f"dimension {dim} with size {size}")
+        return apply_op(ops.gather, (self,), {"dim": dim, "index": index, "sparse_grad": sparse_grad})
+
+    def prod(self, dim=None, keepdim=False, *, dtype=None):
+        """``Tensor.prod``: the product of all elements (``ProdBackward0``) or along one
+        dimension (``ProdBackward1``). The gradient is right when elements are zero."""
+        x = self if dtype is None else self.to(dtype)
+        if dim is None:
+            return apply_op(ops.prod, (x,))
+        return apply_op(ops.prod_dim, (x,), {"dim": dim % max(x._array.ndim, 1), "keepdim": keepdim})
+
+    def _var_attrs(self, dim, unbiased, keepdim, correction):
+        """PyTorch's var/std arguments: ``(dim, unbiased, keepdim)`` positionally, or
+        ``correction=`` (1, Bessel's correction, by default; 0 gives the biased estimate)."""
+        if isinstance(dim, bool):               # var(unbiased)
+            dim, unbiased = None, dim
+        if unbiased is not None and correction is not None:
+            raise TypeError("var(): pass either unbiased or correction, not both")
+        if correction is None and unbiased is not None:
+            correction = 1 if unbiased else 0
+        bare = dim is None and correction is None and not keepdim
+        if correction is None and not bare:
+            correction = 1          # PyTorch records None only for a bare x.var()
+        return {"dim": None if dim is None else _dims(dim, self._array.ndim),
+                "correction": correction, "keepdim": keepdim}
+
+    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        """``Tensor.var``: sum of squared deviations / (N - correction) (``VarBackward0``)."""
+        return apply_op(ops.var, (self,), self._var_attrs(dim, unbiased, keepdim, correction))
+
+    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        """``Tensor.std``: the square root of :meth:`var` (``StdBackward0``)."""
+        return apply_op(ops.std, (self,), self._var_attrs(dim, unbiased, keepdim, correction))
+
     def argmax(self, dim=None, keepdim=False):
         data = self._array.argmax() if dim is None else self._array.argmax(axis=dim)
         if keepdim and dim is not None:
@@ -567,6 +640,21 @@ class Tensor:
             return apply_op(ops.view, (self,), {"size": size, "self_sym_sizes": self._array.shape})
         copy = self.clone()
         return apply_op(ops.unsafe_view, (copy,), {"size": size, "self_sym_sizes": self._array.shape})
+
+    def ravel(self):
+        """``Tensor.ravel``: the elements as one dimension; a view of contiguous data,
+        else a contiguous copy viewed (``ViewBackward0`` over ``CloneBackward0``)."""
+        x = self
+        if not x._array.flags.c_contiguous:
+            x = self.clone()
+            x._array = np.ascontiguousarray(x._array)      # a fresh buffer: laid out as PyTorch's
+        return apply_op(ops.view, (x,), {"size": (x._array.size,), "self_sym_sizes": x._array.shape})
+
+    def _is_view(self):
+        """``Tensor._is_view()``: True for the output of a view op (``view``, a basic
+        slice, ``transpose``, ``expand``, ...); ``._base`` is then the viewed tensor.
+        ``detach()`` and ``.data`` share storage but are not views, as in PyTorch."""
+        return self._base is not None
 
     def view_as(self, other):
         return self.reshape(other.shape)

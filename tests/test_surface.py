@@ -1,0 +1,133 @@
+"""The PyTorch surface that hook code leans on (issue 10), each compared with torch.
+
+Every test runs the same code through ``minigrad`` and, when installed, ``torch``
+(``T`` below is the framework module) and compares values, dtypes, node names and
+exception types and messages.
+"""
+import io
+import warnings
+
+import numpy as np
+import pytest
+
+import minigrad
+
+FRAMEWORKS = ["minigrad", pytest.param("torch", marks=pytest.mark.torch)]
+
+
+@pytest.fixture(params=FRAMEWORKS)
+def T(request):
+    if request.param == "torch":
+        return pytest.importorskip("torch")
+    return minigrad
+
+
+def torch_or_skip():
+    return pytest.importorskip("torch")
+
+
+def both(fn):
+    """``fn(T)`` under minigrad and torch (skipped without torch)."""
+    torch = torch_or_skip()
+    return fn(minigrad), fn(torch)
+
+
+def arr(t):
+    return np.array(t.detach().numpy())
+
+
+def outcome(fn):
+    """What ``fn()`` did: ``("ok", value)`` or ``("raised", type name, message)``."""
+    try:
+        return ("ok", fn())
+    except Exception as exc:        # noqa: BLE001 - the exception is the result compared
+        return ("raised", type(exc).__name__, str(exc))
+
+
+# --- tests and reductions on booleans --------------------------------------------------------------
+
+SPECIAL = [[1.0, float("nan"), 0.0], [float("inf"), -float("inf"), 2.0]]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("expr", [
+    "x.all()", "x.any()", "x.all(0)", "x.any(1, keepdim=True)", "T.all(x, dim=(0, 1))",
+    "T.any(x, -1)", "x.isnan()", "T.isinf(x)", "x.isfinite()", "T.isnan(T.tensor([1, 2]))",
+    "T.tensor([1, 0]).all()", "(x > 0).any(0)", "T.tensor([]).all()", "T.tensor([]).any()",
+])
+def test_boolean_tests_match_torch(expr):
+    def run(T):
+        x = T.tensor(SPECIAL, requires_grad=True)
+        out = eval(expr)
+        return arr(out), str(out.dtype).split(".")[-1], out.requires_grad, out.grad_fn
+    m, t = both(run)
+    np.testing.assert_array_equal(m[0], t[0])
+    assert m[1:] == t[1:] == (m[1], False, None)
+    assert m[1] == "bool"
+
+
+@pytest.mark.torch
+def test_equal_matches_torch():
+    def run(T):
+        a = T.tensor([1.0, 2.0], requires_grad=True)
+        return (T.equal(a, a.detach()), a.equal(T.tensor([1.0, 2.5])), T.equal(a, T.ones(3)),
+                T.equal(T.ones(2), T.ones(2, dtype=T.float64)), T.equal(T.ones(2), T.ones(2, dtype=T.long)),
+                type(a.equal(a)).__name__)
+    m, t = both(run)
+    assert m == t == (True, False, False, True, True, "bool")
+
+
+# --- gather ------------------------------------------------------------------------------------------
+
+@pytest.mark.torch
+@pytest.mark.parametrize("call", [
+    "a.gather(1, T.tensor([0, 1]))",
+    "a.gather(1, T.tensor([[0.0]]))",
+    "a.gather(1, T.tensor([[7]]))",
+    "a.gather(0, T.tensor([[0] * 5]))",
+    "a.gather(-1, T.tensor([[-1], [0], [-4]]))",
+])
+def test_gather_errors_and_negative_indices_match_torch(call):
+    def run(T):
+        a = T.tensor(np.arange(12.0).reshape(3, 4), requires_grad=True)
+        result = outcome(lambda: eval(call))
+        return result if result[0] == "raised" else ("ok", arr(result[1]).tolist())
+    m, t = both(run)
+    assert m == t
+
+
+# --- views -------------------------------------------------------------------------------------------
+
+VIEW_CASES = {
+    "view": lambda a: a.view(12), "reshape": lambda a: a.reshape(12),
+    "reshape-copy": lambda a: a.t().reshape(12), "transpose": lambda a: a.transpose(0, 1),
+    "permute": lambda a: a.permute(1, 0), "slice": lambda a: a[1:], "int-index": lambda a: a[1],
+    "advanced-index": lambda a: a[[0, 1]], "expand": lambda a: a[:1].expand(3, 4),
+    "unsqueeze": lambda a: a.unsqueeze(0), "squeeze": lambda a: a.squeeze(), "t": lambda a: a.t(),
+    "detach": lambda a: a.detach(), "data": lambda a: a.data, "unbind": lambda a: a.unbind()[1],
+    "split": lambda a: a.split(2)[0], "chunk": lambda a: a.chunk(2)[1], "clone": lambda a: a.clone(),
+    "flatten": lambda a: a.flatten(), "T": lambda a: a.T, "mT": lambda a: a.mT,
+    "narrow": lambda a: a.narrow(0, 1, 1), "select": lambda a: a.select(1, 0),
+    "ravel": lambda a: a.ravel(), "ravel-copy": lambda a: a.t().ravel(),
+    "view-of-view": lambda a: a[1:].t(), "float": lambda a: a.float(), "mul": lambda a: a * 1,
+}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("name", VIEW_CASES)
+@pytest.mark.parametrize("leaf", [True, False], ids=["leaf", "nonleaf"])
+def test_is_view_and_base_match_torch(name, leaf):
+    def run(T):
+        a = T.tensor(np.arange(12.0).reshape(3, 4), requires_grad=True)
+        b = a if leaf else a * 1
+        out = VIEW_CASES[name](b)
+        return out._is_view(), out._base is b, out._base is None
+    m, t = both(run)
+    assert m == t
+
+
+def test_is_view_outputs_share_the_version_counter():
+    a = minigrad.ones(2, 3)
+    row = a.unbind()[0]
+    row.add_(1)
+    assert a._version == 1 and row._base is a
