@@ -5,6 +5,7 @@ docs/ and ../shared/API.md) and prints the same trace. Start with the lessons in
 ``lessons/``; the engine is ``minigrad/autograd/engine.py``.
 """
 from . import dtypes
+from ._device import device
 from .dtypes import bool_ as bool, double, dtype, float, float32, float64, int64, long
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from ._tensor import Size, Tensor, tensor
@@ -17,6 +18,7 @@ from ._creation import (abs, add, all, allclose, any, arange, argmax, as_tensor,
                         softmax, split, sqrt, squeeze, stack, sub, sum, t, tanh, transpose, unbind,
                         unsqueeze, where, zeros, zeros_like)
 from . import autograd
+from . import cuda
 from . import utils
 
 __version__ = "0.1.0"

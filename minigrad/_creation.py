@@ -4,6 +4,7 @@ import numpy as np
 
 from . import _ops as ops
 from . import dtypes
+from ._device import check_device
 from ._dispatch import apply_op
 from ._tensor import Tensor, _as_tensor, tensor
 
@@ -27,7 +28,8 @@ def _shape(size):
     return tuple(size)
 
 
-def _new(data, dtype, requires_grad):
+def _new(data, dtype, requires_grad, device=None):
+    check_device(device)
     np_dtype = dtypes.to_numpy_dtype(dtype) or (np.float32 if data.dtype.kind == "f" else data.dtype)
     t = Tensor._wrap(np.asarray(data, dtype=np_dtype, order="C"))
     if requires_grad:
@@ -36,33 +38,33 @@ def _new(data, dtype, requires_grad):
 
 
 def zeros(*size, dtype=None, requires_grad=False, device=None):
-    return _new(np.zeros(_shape(size)), dtype, requires_grad)
+    return _new(np.zeros(_shape(size)), dtype, requires_grad, device)
 
 
 def ones(*size, dtype=None, requires_grad=False, device=None):
-    return _new(np.ones(_shape(size)), dtype, requires_grad)
+    return _new(np.ones(_shape(size)), dtype, requires_grad, device)
 
 
 def empty(*size, dtype=None, requires_grad=False, device=None):
-    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+    return zeros(*size, dtype=dtype, requires_grad=requires_grad, device=device)
 
 
 def full(size, fill_value, dtype=None, requires_grad=False, device=None):
     if dtype is None and isinstance(fill_value, (bool, int)) and not isinstance(fill_value, float):
         dtype = dtypes.bool_ if isinstance(fill_value, bool) else dtypes.int64
-    return _new(np.full(tuple(size), fill_value, dtype=np.float64), dtype, requires_grad)
+    return _new(np.full(tuple(size), fill_value, dtype=np.float64), dtype, requires_grad, device)
 
 
-def zeros_like(t, dtype=None, requires_grad=False):
-    return _new(np.zeros(t._array.shape), dtype or t.dtype, requires_grad)
+def zeros_like(t, dtype=None, requires_grad=False, device=None):
+    return _new(np.zeros(t._array.shape), dtype or t.dtype, requires_grad, device)
 
 
-def ones_like(t, dtype=None, requires_grad=False):
-    return _new(np.ones(t._array.shape), dtype or t.dtype, requires_grad)
+def ones_like(t, dtype=None, requires_grad=False, device=None):
+    return _new(np.ones(t._array.shape), dtype or t.dtype, requires_grad, device)
 
 
-def full_like(t, fill_value, dtype=None, requires_grad=False):
-    return _new(np.full(t._array.shape, fill_value, dtype=np.float64), dtype or t.dtype, requires_grad)
+def full_like(t, fill_value, dtype=None, requires_grad=False, device=None):
+    return _new(np.full(t._array.shape, fill_value, dtype=np.float64), dtype or t.dtype, requires_grad, device)
 
 
 def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None):
@@ -78,26 +80,26 @@ def linspace(start, end, steps, dtype=None, requires_grad=False):
     return _new(np.linspace(start, end, steps), dtype, requires_grad)
 
 
-def eye(n, m=None, dtype=None, requires_grad=False):
-    return _new(np.eye(n, m), dtype, requires_grad)
+def eye(n, m=None, dtype=None, requires_grad=False, device=None):
+    return _new(np.eye(n, m), dtype, requires_grad, device)
 
 
 def randn(*size, dtype=None, requires_grad=False, generator=None, device=None):
-    return _new(_rng().standard_normal(_shape(size)), dtype, requires_grad)
+    return _new(_rng().standard_normal(_shape(size)), dtype, requires_grad, device)
 
 
 def rand(*size, dtype=None, requires_grad=False, generator=None, device=None):
-    return _new(_rng().random(_shape(size)), dtype, requires_grad)
+    return _new(_rng().random(_shape(size)), dtype, requires_grad, device)
 
 
-def randint(low, high=None, size=(), dtype=None):
+def randint(low, high=None, size=(), dtype=None, device=None):
     if high is None:
         low, high = 0, low
-    return _new(_rng().integers(low, high, size=tuple(size)), dtype or dtypes.int64, False)
+    return _new(_rng().integers(low, high, size=tuple(size)), dtype or dtypes.int64, False, device)
 
 
-def randperm(n, dtype=None):
-    return _new(_rng().permutation(n), dtype or dtypes.int64, False)
+def randperm(n, dtype=None, device=None):
+    return _new(_rng().permutation(n), dtype or dtypes.int64, False, device)
 
 
 def from_numpy(array):
@@ -105,7 +107,8 @@ def from_numpy(array):
     return Tensor._wrap(np.asarray(array))
 
 
-def as_tensor(data, dtype=None):
+def as_tensor(data, dtype=None, device=None):
+    check_device(device)
     if isinstance(data, Tensor) and dtype is None:
         return data
     return tensor(data, dtype=dtype)

@@ -14,7 +14,7 @@ from collections import OrderedDict
 import numpy as np
 
 from . import _ops as ops
-from . import dtypes
+from . import _device, dtypes
 from . import grad_mode
 from ._dispatch import apply_op
 from ._format import tensor_repr
@@ -98,7 +98,15 @@ class Tensor:
 
     @property
     def device(self):
-        return "cpu"
+        """``Tensor.device``: always ``device(type='cpu')``."""
+        return _device.CPU
+
+    is_cuda = False
+    is_cpu = True
+
+    def get_device(self):
+        """``Tensor.get_device()``: -1 for a CPU tensor."""
+        return -1
 
     @property
     def is_leaf(self):
@@ -471,12 +479,37 @@ class Tensor:
 
     clip = clamp
 
-    def to(self, dtype=None, *args, **kwargs):
-        if isinstance(dtype, str):      # .to("cpu")
+    def to(self, *args, **kwargs):
+        """``Tensor.to``: ``to(dtype)``, ``to(device, dtype)``, ``to(other_tensor)`` (its
+        dtype), keywords ``device=``, ``dtype=``, ``copy=``, ``non_blocking=``. Returns
+        ``self`` when nothing changes (unless ``copy=True``), else a ``ToCopyBackward0``
+        copy. Only the CPU exists: any other device raises."""
+        device = kwargs.pop("device", None)
+        dtype = kwargs.pop("dtype", None)
+        flags = {"non_blocking": kwargs.pop("non_blocking", False), "copy": kwargs.pop("copy", False)}
+        kwargs.pop("memory_format", None)
+        if kwargs:
+            raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        args = list(args)
+        if args and isinstance(args[0], Tensor):
+            dtype = args.pop(0).dtype
+        elif args and isinstance(args[0], (str, _device.device, int)) and not isinstance(args[0], bool):
+            device = args.pop(0)
+        if args and not isinstance(args[0], bool):
+            dtype = args.pop(0)
+        for name, value in zip(("non_blocking", "copy"), args):
+            flags[name] = value
+        _device.check_device(device)
+        if dtype is not None:
+            dtype = dtypes.from_numpy_dtype(dtypes.to_numpy_dtype(dtype))
+        if (dtype is None or dtype is self.dtype) and not flags["copy"]:
             return self
-        if dtype is None or dtype is self.dtype:
-            return self
-        return apply_op(ops.to_copy, (self,), {"dtype": dtype})
+        return apply_op(ops.to_copy, (self,), {"dtype": dtype or self.dtype})
+
+    def cuda(self, device=None, non_blocking=False):
+        """``Tensor.cuda()``: minigrad has no GPU, so this raises (as PyTorch built
+        without CUDA does)."""
+        _device.check_device("cuda")
 
     def float(self): return self.to(dtypes.float32)
     def double(self): return self.to(dtypes.float64)
@@ -836,6 +869,7 @@ def _sum_to(grad, shape):
 
 def tensor(data, dtype=None, requires_grad=False, device=None):
     """``torch.tensor(data)``: copies ``data``; floats default to float32."""
+    _device.check_device(device)
     if isinstance(data, Tensor):
         data = data._array
     np_dtype = dtypes.to_numpy_dtype(dtype)

@@ -131,3 +131,59 @@ def test_is_view_outputs_share_the_version_counter():
     row = a.unbind()[0]
     row.add_(1)
     assert a._version == 1 and row._base is a
+
+
+# --- devices -----------------------------------------------------------------------------------------
+
+@pytest.mark.torch
+@pytest.mark.parametrize("expr", [
+    'repr(T.device("cpu"))', 'repr(T.device("cpu", 0))', 'repr(T.device("cpu:0"))', 'str(T.device("cpu:0"))',
+    'repr(T.device("cuda"))', 'repr(T.device("cuda:1"))', 'repr(T.device(T.device("cpu")))',
+    'T.device("cpu") == T.device("cpu", None)', 'T.device("cpu", 0) == T.device("cpu")',
+    'T.device("cpu") == "cpu"', 'T.device("cpu") != "cpu"', '{T.device("cpu"): 1}[T.device("cpu")]',
+    'T.device("cpu").type', 'T.device("cpu").index', 'T.device("gpu")', 'T.device("CPU")', 'T.device(0)',
+    'repr(T.ones(2).device)', 'T.ones(2).device == T.device("cpu")', 'T.ones(2).device == "cpu"',
+    'str(T.ones(2).device)', 'T.ones(2).is_cuda', 'T.ones(2).is_cpu', 'T.ones(2).get_device()',
+    'T.cuda.is_available()', 'T.cuda.device_count()',
+    'repr(T.zeros(2, device="cpu").device)', 'repr(T.tensor([1.0], device=T.device("cpu")).device)',
+    'T.ones(2).to("gpu")',
+])
+def test_device_objects_match_torch(expr):
+    m, t = both(lambda T: outcome(lambda: eval(expr)))
+    assert m == t
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("expr", [
+    'x.to("cpu")', 'x.to(T.device("cpu"))', 'x.to(device="cpu")', 'x.to("cpu", T.float64)',
+    'x.to(T.float64)', 'x.to(dtype=T.float64)', 'x.to(T.ones(1, dtype=T.float64))', 'x.to(T.float32)',
+    'x.to("cpu", copy=True)', 'x.to(T.float32, copy=True)', 'x.to(T.float32, False, True)',
+    'x.to(non_blocking=True)', 'x.to(T.int64)', 'x.cpu()', 'x.to("cpu:0", T.float64)',
+])
+def test_to_matches_torch(expr):
+    def run(T):
+        x = T.tensor([1.5, -2.0], requires_grad=True)
+        y = eval(expr)
+        return (y is x, str(y.dtype).split(".")[-1], y.requires_grad,
+                None if y.grad_fn is None else y.grad_fn.name(), arr(y).tolist())
+    m, t = both(run)
+    assert m == t
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.ones(2).to("cuda"), lambda T: T.ones(2).cuda(), lambda T: T.zeros(2, device="cuda"),
+    lambda T: T.tensor([1.0], device="cuda:0"), lambda T: T.randn(2, device=T.device("cuda")),
+    lambda T: T.ones(2).to(T.device("cuda"), T.float64),
+])
+def test_cuda_is_refused_with_a_message_saying_cpu_only(call):
+    # the exception type is PyTorch's without CUDA; the message says what to do
+    with pytest.raises(AssertionError, match="CPU only.*device='cpu'"):
+        call(minigrad)
+
+
+def test_other_devices_are_refused_too():
+    with pytest.raises(RuntimeError, match="CPU only: it has no 'mps' device"):
+        minigrad.ones(2).to("mps")
+    assert minigrad.cuda.is_available() is False
+    device = "cuda" if minigrad.cuda.is_available() else "cpu"      # the usual script line
+    assert minigrad.ones(2, device=device).to(device).device.type == "cpu"
