@@ -187,3 +187,81 @@ def test_other_devices_are_refused_too():
     assert minigrad.cuda.is_available() is False
     device = "cuda" if minigrad.cuda.is_available() else "cpu"      # the usual script line
     assert minigrad.ones(2, device=device).to(device).device.type == "cpu"
+
+
+# --- grad mode, SavedTensor, custom Function saved values ---------------------------------------------
+
+@pytest.mark.torch
+def test_grad_mode_names_are_where_torch_has_them():
+    def run(T):
+        a = T.autograd
+        return (a.no_grad is T.no_grad, a.enable_grad is T.enable_grad,
+                a.set_grad_enabled is T.set_grad_enabled, a.inference_mode is T.inference_mode,
+                a.grad_mode.no_grad is T.no_grad, hasattr(a, "SavedTensor"))
+    m, t = both(run)
+    assert m == t == (True,) * 6
+
+
+@pytest.mark.torch
+def test_inference_mode_and_bare_decorators_match_torch():
+    def run(T):
+        seen = []
+        with T.inference_mode():
+            y = T.ones(2, requires_grad=True) * 2
+            seen += [y.requires_grad, T.is_grad_enabled(), T.is_inference_mode_enabled()]
+            with T.inference_mode(False):
+                seen += [T.is_grad_enabled(), T.is_inference_mode_enabled()]
+            seen.append(T.is_inference_mode_enabled())
+        seen.append(T.is_inference_mode_enabled())
+
+        @T.inference_mode()
+        def f(): return T.is_grad_enabled()
+
+        @T.inference_mode
+        def g(): return T.is_grad_enabled()
+
+        @T.no_grad
+        def h(): return T.is_grad_enabled()
+
+        @T.autograd.no_grad()
+        def k(): return T.is_grad_enabled()
+
+        with T.no_grad():
+            @T.enable_grad
+            def e(): return T.is_grad_enabled()
+            seen.append(e())
+        return seen + [f(), g(), h(), k(), T.is_grad_enabled()]
+    m, t = both(run)
+    assert m == t
+
+
+@pytest.mark.torch
+def test_saved_tensor_type_and_custom_function_saved_values_match_torch():
+    def run(T):
+        class Double(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return g * 2
+
+        x = T.ones(2, requires_grad=True)
+        y = Double.apply(x)
+        node = y.grad_fn
+        raw = node._raw_saved_tensors
+        seen = [type(node).__name__, len(raw), type(raw[0]) is T.autograd.SavedTensor,
+                node.saved_tensors[0] is x, type(x.exp().grad_fn._raw_saved_result) is T.autograd.SavedTensor]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            seen.append(node.saved_variables[0] is x)
+        seen.append([str(w.message) for w in caught])
+        y.sum().backward()
+        seen.append(outcome(lambda: node.saved_tensors))
+        seen.append(outcome(lambda: node._raw_saved_tensors))
+        return seen
+    m, t = both(run)
+    assert m == t

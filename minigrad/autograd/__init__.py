@@ -5,13 +5,17 @@ arguments and turn tensors into graph edges; the engine (``engine.py``) does the
 """
 import warnings
 
+from .. import grad_mode
+from ..grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from . import engine, graph
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
+from .graph import SavedTensor
 from .function import Function, FunctionCtx
 from .gradcheck import gradcheck, gradgradcheck
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "Variable", "gradcheck",
-           "gradgradcheck", "graph", "engine", "set_detect_anomaly", "detect_anomaly"]
+           "gradgradcheck", "graph", "engine", "set_detect_anomaly", "detect_anomaly", "grad_mode",
+           "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "SavedTensor"]
 
 
 def _as_tuple(tensors):
