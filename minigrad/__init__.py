@@ -18,6 +18,7 @@ from ._creation import (abs, add, all, allclose, any, arange, argmax, as_tensor,
                         randint, randn, randperm, reciprocal, relu, reshape, sigmoid, sign, sin,
                         softmax, split, sqrt, squeeze, stack, sub, sum, t, tanh, transpose, unbind,
                         unsqueeze, where, zeros, zeros_like)
+from .serialization import load, save
 from . import autograd
 from . import cuda
 from . import utils

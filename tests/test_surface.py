@@ -265,3 +265,92 @@ def test_saved_tensor_type_and_custom_function_saved_values_match_torch():
         return seen
     m, t = both(run)
     assert m == t
+
+
+# --- save / load -------------------------------------------------------------------------------------
+
+class NotATensor:
+    """A user class: weights_only loading must refuse to rebuild it."""
+
+    def __init__(self, value):
+        self.value = value
+
+
+def _saved_object(T):
+    x = T.tensor([[1.0, 2.0], [3.0, -4.0]], requires_grad=True)
+    y = (x * 2).sum(0)                       # a non-leaf with a graph
+    from collections import OrderedDict
+    return x, y, {"x": x, "y": y, "again": [x, (x, 3, "three")], "int": T.arange(3),
+                  "mask": x > 0, "double": x.detach().double(), "scalar": T.tensor(2.5),
+                  "state": OrderedDict([("w", x.detach()), ("steps", 7)]), "dtype": T.float64,
+                  "size": x.shape, "device": x.device}
+
+
+def _describe(obj):
+    """A framework-neutral description of a loaded object, for comparison."""
+    if hasattr(obj, "requires_grad"):
+        return ("tensor", arr(obj).tolist(), str(obj.dtype).split(".")[-1], obj.requires_grad,
+                obj.grad_fn is None, obj.is_leaf, obj.grad is None)
+    if isinstance(obj, dict):
+        return (type(obj).__name__, [(k, _describe(v)) for k, v in obj.items()])
+    if isinstance(obj, (list, tuple)) and type(obj).__name__ in ("list", "tuple"):
+        return (type(obj).__name__, [_describe(v) for v in obj])
+    return (type(obj).__name__, str(obj).replace("torch.", "").replace("minigrad.", ""))
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("target", ["path", "file"])
+def test_save_load_round_trip_matches_torch(tmp_path, target):
+    def run(T):
+        x, y, obj = _saved_object(T)
+        x.grad = T.ones(2, 2)                # .grad is not saved
+        if target == "path":
+            T.save(obj, tmp_path / f"{T.__name__}.pt")
+            loaded = T.load(str(tmp_path / f"{T.__name__}.pt"))
+        else:
+            buffer = io.BytesIO()
+            T.save(obj, buffer)
+            buffer.seek(0)
+            loaded = T.load(buffer, weights_only=True)
+        same = loaded["again"][0] is loaded["x"] and loaded["again"][1][0] is loaded["x"]
+        return _describe(loaded), same, loaded["x"] is not x
+    m, t = both(run)
+    assert m == t
+    assert m[1] and m[0][1][1][1][3:5] == (True, True)     # y: requires_grad, no grad_fn
+
+
+def test_save_load_a_module_state_dict_and_parameters(tmp_path):
+    nn = minigrad.nn
+    model = nn.Linear(3, 2)
+    minigrad.save(model.state_dict(), tmp_path / "model.pt")
+    other = nn.Linear(3, 2)
+    other.load_state_dict(minigrad.load(tmp_path / "model.pt"))
+    for a, b in zip(model.parameters(), other.parameters()):
+        assert np.array_equal(a.detach().numpy(), b.detach().numpy())
+    minigrad.save(model.weight, tmp_path / "weight.pt")
+    weight = minigrad.load(tmp_path / "weight.pt")
+    assert type(weight) is nn.Parameter and weight.requires_grad
+
+
+@pytest.mark.torch
+def test_weights_only_refuses_other_classes_as_torch_does(tmp_path):
+    def run(T):
+        path = tmp_path / f"{T.__name__}-obj.pt"
+        T.save({"thing": NotATensor(3), "t": T.ones(1)}, path)
+        refused = outcome(lambda: T.load(path))
+        allowed = T.load(path, weights_only=False)
+        return refused[:2], type(allowed["thing"]).__name__, allowed["thing"].value
+    m, t = both(run)
+    assert m == t == (("raised", "UnpicklingError"), "NotATensor", 3)
+    with pytest.raises(Exception, match="weights_only=False"):
+        minigrad.load(tmp_path / "minigrad-obj.pt")
+
+
+@pytest.mark.torch
+def test_a_torch_file_is_refused_with_a_clear_message(tmp_path):
+    torch = torch_or_skip()
+    torch.save({"w": torch.ones(2)}, tmp_path / "torch.pt")
+    with pytest.raises(RuntimeError, match="torch.save writes: minigrad.load reads only files written by minigrad.save"):
+        minigrad.load(tmp_path / "torch.pt")
+    with pytest.raises(RuntimeError, match="not a file written by minigrad.save"):
+        minigrad.load(io.BytesIO(b"hello"))
