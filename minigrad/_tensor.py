@@ -55,11 +55,18 @@ class Tensor:
     _wrapped = None                 # the Python scalar of a "wrapped number"
     _base = None                    # the tensor this one is a view of (view ops only)
 
-    def __init__(self, data, dtype=None, requires_grad=False):
-        t = tensor(data, dtype=dtype, requires_grad=requires_grad)
+    def __init__(self, *args, device=None):
+        """``torch.Tensor(...)``, the legacy constructor: ``Tensor([1, 2])`` copies data
+        into float32, ``Tensor(2, 3)`` makes a float32 tensor of that size (PyTorch leaves
+        it uninitialised; minigrad fills zeros), ``Tensor()`` is empty, ``Tensor(t)`` is
+        an alias of ``t``. Use ``minigrad.tensor(...)`` for new code."""
+        from ._legacy import new_legacy
+        t = new_legacy(dtypes.float32, args, device, alias_any_dtype=True)
         self._array = t._array
-        self._version_counter = [0]
-        self.requires_grad = t.requires_grad
+        self._version_counter = t._version_counter
+        if t.requires_grad:
+            self._requires_grad = True
+            self.grad_fn, self._output_nr = t.grad_fn, t._output_nr
 
     @classmethod
     def _wrap(cls, data, version_counter=None):
@@ -517,10 +524,14 @@ class Tensor:
     def cpu(self): return self
     def contiguous(self): return self
 
-    def type(self, dtype=None):
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        """``Tensor.type()``: the legacy type name (``'torch.FloatTensor'``); with an
+        argument (``minigrad.DoubleTensor``, ``"torch.DoubleTensor"`` or a dtype), the
+        tensor converted to it (``self`` when it already is)."""
+        from ._legacy import dtype_of_type_argument
         if dtype is None:
             return "torch." + self.dtype.tensor_type
-        return self.to(dtype)
+        return self.to(dtype_of_type_argument(dtype))
 
     # reductions
     def sum(self, dim=None, keepdim=False):

@@ -354,3 +354,64 @@ def test_a_torch_file_is_refused_with_a_clear_message(tmp_path):
         minigrad.load(tmp_path / "torch.pt")
     with pytest.raises(RuntimeError, match="not a file written by minigrad.save"):
         minigrad.load(io.BytesIO(b"hello"))
+
+
+# --- legacy constructors, Tensor.type, Variable --------------------------------------------------------
+
+def _tensor_result(r):
+    if hasattr(r, "requires_grad"):
+        return ("tensor", str(r.dtype).split(".")[-1], tuple(r.shape), r.requires_grad,
+                arr(r).tolist() if r.numel() else [])
+    return r
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("expr", [
+    "T.FloatTensor([1, 2])", "T.FloatTensor(T.ones(2))", "T.FloatTensor(x64)", "T.DoubleTensor(x64) is x64",
+    "T.Tensor(x64)", "T.Tensor([1, 2])", "T.Tensor(np.array([1, 2]))", "T.Tensor(np.array([1.5, 2.0]))",
+    "T.Tensor([[1, 2], [3, 4]])", "T.Tensor([True])", "T.Tensor((2, 3))", "T.Tensor(T.Size([2, 3])).shape",
+    "T.Tensor().shape", "T.FloatTensor().shape", "T.Tensor(3).dtype", "T.Tensor(2, 3).shape",
+    "T.LongTensor([1.5, 2])", "T.LongTensor(2).shape", "T.BoolTensor([1, 0])", "T.DoubleTensor(2, 1).dtype",
+    "T.Tensor(2, 3.0)", "T.Tensor(2.5)", "T.Tensor(np.float64(2))", 'T.Tensor("a")', "T.FloatTensor(-1)",
+    "T.Tensor([1.0], requires_grad=True)", "T.Tensor(T.ones(2, requires_grad=True) * 2)",
+    "T.ones(2).type()", "T.ones(2).type(T.DoubleTensor)", 'T.ones(2).type("torch.LongTensor")',
+    "T.ones(2).type(T.float64)", 'T.ones(2).type("torch.Foo")', 'T.ones(2).type("FloatTensor")',
+    "T.ones(2, requires_grad=True).type(T.float64).grad_fn.name()",
+    "T.ones(2, requires_grad=True).type(T.float32).grad_fn", "T.ones(2).type(T.FloatTensor, non_blocking=True)",
+    "isinstance(T.ones(2), T.FloatTensor)", "isinstance(x64, T.FloatTensor)", "isinstance(x64, T.DoubleTensor)",
+    "isinstance(T.arange(2), T.LongTensor)", "isinstance(T.ones(2) > 0, T.BoolTensor)",
+    "issubclass(T.FloatTensor, T.Tensor)", "type(T.FloatTensor([1])).__name__", "T.FloatTensor.dtype",
+    "repr(T.FloatTensor).replace('minigrad', 'torch')", "type(T.FloatTensor).__name__",
+    "T.is_tensor(T.LongTensor([1]))",
+])
+def test_legacy_constructors_and_type_match_torch(expr):
+    def run(T):
+        x64 = T.ones(2, dtype=T.float64)      # noqa: F841 - used by eval
+        r = outcome(lambda: eval(expr))
+        if r[0] == "raised":
+            return r[:2] if r[1] == "TypeError" else r     # TypeError texts list overloads in torch
+        return ("ok", str(_tensor_result(r[1])).replace("torch.", "").replace("minigrad.", ""))
+    m, t = both(run)
+    assert m == t
+
+
+@pytest.mark.torch
+def test_variable_matches_torch():
+    def run(T):
+        V = T.autograd.Variable
+        t = T.ones(2)
+        v = V(t, requires_grad=True)
+        w = V(t)
+        w[0] = 5                                   # shares data and version counter with t
+        y = T.ones(2, requires_grad=True) * 2
+        seen = [v.requires_grad, t.requires_grad, v is t, v.is_leaf, arr(t).tolist(), t._version,
+                V(y).grad_fn is None, V(y).requires_grad, type(V).__name__,
+                isinstance(t, V), isinstance(y, V), isinstance(3, V), V().shape == (0,),
+                outcome(lambda: V([1, 2])), outcome(lambda: V(T.ones(2, dtype=T.long), requires_grad=True)),
+                hasattr(V._execution_engine, "queue_callback")]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            V(t, volatile=True)
+        return seen + [str(w.message) for w in caught]
+    m, t = both(run)
+    assert m == t
