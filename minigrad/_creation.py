@@ -1,9 +1,11 @@
 """Tensor factories, the random generator, and the functions of the top-level namespace
 (``minigrad.exp(x)`` is ``x.exp()``)."""
+import builtins
+
 import numpy as np
 
 from . import _ops as ops
-from . import dtypes
+from . import _ranges, dtypes
 from ._device import check_device
 from ._dispatch import apply_op
 from ._tensor import Tensor, _as_tensor, tensor
@@ -67,17 +69,33 @@ def full_like(t, fill_value, dtype=None, requires_grad=False, device=None):
     return _new(np.full(t._array.shape, fill_value, dtype=np.float64), dtype or t.dtype, requires_grad, device)
 
 
-def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None):
+def _scalar(value):
+    return value.item() if isinstance(value, Tensor) else value
+
+
+def arange(start, end=None, step=1, *, dtype=None, requires_grad=False, device=None):
+    """``torch.arange``: ``start, start + step, ...`` below ``end``; int64 when every
+    bound is an integer, else float32. Values agree with PyTorch's bit for bit
+    (``_ranges.py``), including its length rule ``ceil((end - start) / step)``."""
     if end is None:
         start, end = 0, start
-    data = np.arange(start, end, step)
-    if dtype is None and data.dtype.kind in "iu":
-        dtype = dtypes.int64
-    return _new(data, dtype, requires_grad)
+    start, end, step = _scalar(start), _scalar(end), _scalar(step)
+    if dtype is None:
+        floating = builtins.any(isinstance(v, (float, np.floating)) for v in (start, end, step))
+        dtype = dtypes.float32 if floating else dtypes.int64
+    np_dtype = dtypes.to_numpy_dtype(dtype)
+    return _new(_ranges.arange_values(start, end, step, np_dtype), dtype, requires_grad, device)
 
 
-def linspace(start, end, steps, dtype=None, requires_grad=False):
-    return _new(np.linspace(start, end, steps), dtype, requires_grad)
+def linspace(start, end, steps, *, dtype=None, requires_grad=False, device=None):
+    """``torch.linspace``: ``steps`` evenly spaced values from ``start`` to ``end``
+    (float32 by default), computed as PyTorch does, so they agree bit for bit."""
+    start, end, steps = _scalar(start), _scalar(end), _scalar(steps)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    np_dtype = dtypes.to_numpy_dtype(dtype) or np.dtype(np.float32)
+    values = _ranges.linspace_values(start, end, steps, np_dtype) if steps else np.zeros(0, np_dtype)
+    return _new(values, dtype or dtypes.float32, requires_grad, device)
 
 
 def eye(n, m=None, dtype=None, requires_grad=False, device=None):

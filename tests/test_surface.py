@@ -415,3 +415,55 @@ def test_variable_matches_torch():
         return seen + [str(w.message) for w in caught]
     m, t = both(run)
     assert m == t
+
+
+# --- linspace / arange, bit for bit ----------------------------------------------------------------
+
+def _bits(t):
+    a = arr(t)
+    return str(a.dtype), a.shape, a.view(np.uint8).tobytes()
+
+
+_RNG = np.random.default_rng(7)
+LINSPACE_CASES = [(0, 1, 7), (0, 1, 100), (-3.3, 7.1, 50), (1, 0, 11), (5, -5, 1000), (0.1, 0.7, 13),
+                  (1e-3, 1e3, 77), (-1, 1, 2), (2, 2, 5), (0, 1, 1), (0, 1, 0), (-7, 9, 33)] + [
+    (float(_RNG.uniform(-100, 100)), float(_RNG.uniform(-100, 100)), int(_RNG.integers(2, 400)))
+    for _ in range(30)]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_linspace_is_bit_identical_to_torch(dtype):
+    torch = torch_or_skip()
+    for start, end, steps in LINSPACE_CASES:
+        m = minigrad.linspace(start, end, steps, dtype=getattr(minigrad, dtype))
+        t = torch.linspace(start, end, steps, dtype=getattr(torch, dtype))
+        assert _bits(m) == _bits(t), (start, end, steps)
+    assert _bits(minigrad.linspace(0, 1, 7)) == _bits(torch.linspace(0, 1, 7))     # default float32
+
+
+ARANGE_CASES = [(0, 1, 0.1), (0, 10, 1), (-5, 5, 0.3), (1, 0, -0.1), (0.5, 100.25, 0.7), (0, 1, 1 / 3),
+                (0, 1000, 0.37), (10, 0, -3), (0, 10, 3), (0.5, 10.7, 2), (3, 3, 1)] + [
+    (float(a), float(a + s * _RNG.uniform(1, 300)), float(s))
+    for a, s in zip(_RNG.uniform(-50, 50, 20), _RNG.uniform(0.01, 2, 20) * _RNG.choice([-1, 1], 20))]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("dtype", [None, "float32", "float64", "int64"])
+def test_arange_is_bit_identical_to_torch(dtype):
+    torch = torch_or_skip()
+    for start, end, step in ARANGE_CASES:
+        if dtype == "float16" and abs((end - start) / step) > 2000:
+            continue
+        m = outcome(lambda: _bits(minigrad.arange(start, end, step, dtype=dtype and getattr(minigrad, dtype))))
+        t = outcome(lambda: _bits(torch.arange(start, end, step, dtype=dtype and getattr(torch, dtype))))
+        assert m == t, (start, end, step)
+    assert _bits(minigrad.arange(5)) == _bits(torch.arange(5))
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("call", ["T.arange(0, 5, -1)", "T.arange(0, 5, 0)", "T.arange(5, 0)",
+                                  "T.linspace(0, 1, -1)", "T.arange(0, 0)", "T.arange(T.tensor(3))"])
+def test_range_errors_and_edges_match_torch(call):
+    m, t = both(lambda T: outcome(lambda: _bits(eval(call))))
+    assert m == t
