@@ -6,11 +6,11 @@ docs/ and ../shared/API.md) and prints the same trace. Start with the lessons in
 """
 from . import dtypes
 from ._device import device
-from .dtypes import bool_ as bool, double, dtype, float, float32, float64, int64, long
+from .dtypes import bool_ as bool, double, dtype, float, float16, float32, float64, half, int64, long
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
 from ._tensor import Size, Tensor, tensor
-from ._legacy import BoolTensor, DoubleTensor, FloatTensor, LongTensor
+from ._legacy import BoolTensor, DoubleTensor, FloatTensor, HalfTensor, LongTensor
 from ._creation import (abs, add, all, allclose, any, arange, argmax, as_tensor, cat, chunk, clamp, clip, clone,
                         cos, detach, div, empty, equal, exp, eye, flatten, from_numpy, full, full_like,
                         gather, isfinite, isinf, isnan, prod, ravel, std, var, var_mean,

@@ -73,8 +73,9 @@ FloatTensor = _legacy_type(dtypes.float32)
 DoubleTensor = _legacy_type(dtypes.float64)
 LongTensor = _legacy_type(dtypes.int64)
 BoolTensor = _legacy_type(dtypes.bool_)
+HalfTensor = _legacy_type(dtypes.float16)
 
-LEGACY_TYPES = {t.__name__: t for t in (FloatTensor, DoubleTensor, LongTensor, BoolTensor)}
+LEGACY_TYPES = {t.__name__: t for t in (FloatTensor, DoubleTensor, LongTensor, BoolTensor, HalfTensor)}
 
 
 def dtype_of_type_argument(value):

@@ -172,7 +172,15 @@ cos = Op("cos", "CosBackward0", _precise(np.cos), saves={"self": None},
 clamp = Op("clamp", "ClampBackward1", _clamp_forward, saves={"self": None},
            grads={"self": _clamp_backward})
 clone = Op("clone", "CloneBackward0", np.copy, grads={"self": lambda g, s: g})
-to_copy = Op("_to_copy", "ToCopyBackward0", lambda x, dtype: x.astype(dtype.np),
+def _cast(x, dtype):
+    # PyTorch converts to float16 through float32 (two roundings from float64 or int64)
+    with np.errstate(over="ignore"):        # too large for float16: inf, silently
+        if dtype.np == np.float16 and x.dtype != np.float16:
+            x = x.astype(np.float32)
+        return x.astype(dtype.np)
+
+
+to_copy = Op("_to_copy", "ToCopyBackward0", _cast,
              saves={"self": None}, casts=True,
              grads={"self": lambda g, s: g.to(s.self.dtype)})
 

@@ -243,10 +243,9 @@ class Tensor:
                     f"size '{list(self.shape)}'. Please ensure that the gradient and the tensor are "
                     "the same size")
             if value.dtype is not self.dtype:
-                names = {"float32": "Float", "float64": "double", "int64": "Long", "bool": "Bool"}
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{names[value.dtype.name].lower() if value.dtype.name == 'float64' else names[value.dtype.name]}' "
-                    f"to a tensor with grad_dtype '{names[self.dtype.name] if self.dtype.name != 'float64' else 'Double'}'. The gradient must match "
+                    f"attempting to assign a gradient with dtype '{dtypes.CPP_NAMES[value.dtype.name]}' "
+                    f"to a tensor with grad_dtype '{dtypes.SCALAR_TYPE_NAMES[self.dtype.name]}'. The gradient must match "
                     "the tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
                     "tensor's grad_dtype attribute with a specific dtype, or None to allow any "
                     "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its "
@@ -518,6 +517,7 @@ class Tensor:
         without CUDA does)."""
         _device.check_device("cuda")
 
+    def half(self): return self.to(dtypes.float16)
     def float(self): return self.to(dtypes.float32)
     def double(self): return self.to(dtypes.float64)
     def long(self): return self.to(dtypes.int64)
@@ -887,7 +887,9 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
     arr = np.array(data, dtype=np_dtype)
     if np_dtype is None:
         if arr.dtype.kind == "f":
-            arr = arr.astype(np.float32) if not (isinstance(data, np.ndarray) and data.dtype == np.float64) else arr
+            # a numpy array keeps float64/float16; Python floats become float32
+            if not (isinstance(data, np.ndarray) and data.dtype in (np.float64, np.float16)):
+                arr = arr.astype(np.float32)
         elif arr.dtype.kind in "iu":
             arr = arr.astype(np.int64)
         elif arr.dtype.kind not in "b":

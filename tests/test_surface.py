@@ -421,7 +421,7 @@ def test_variable_matches_torch():
 
 def _bits(t):
     a = arr(t)
-    return str(a.dtype), a.shape, a.view(np.uint8).tobytes()
+    return str(a.dtype), a.shape, np.ascontiguousarray(a).reshape(-1).view(np.uint8).tobytes()
 
 
 _RNG = np.random.default_rng(7)
@@ -432,7 +432,7 @@ LINSPACE_CASES = [(0, 1, 7), (0, 1, 100), (-3.3, 7.1, 50), (1, 0, 11), (5, -5, 1
 
 
 @pytest.mark.torch
-@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "float16"])
 def test_linspace_is_bit_identical_to_torch(dtype):
     torch = torch_or_skip()
     for start, end, steps in LINSPACE_CASES:
@@ -449,7 +449,7 @@ ARANGE_CASES = [(0, 1, 0.1), (0, 10, 1), (-5, 5, 0.3), (1, 0, -0.1), (0.5, 100.2
 
 
 @pytest.mark.torch
-@pytest.mark.parametrize("dtype", [None, "float32", "float64", "int64"])
+@pytest.mark.parametrize("dtype", [None, "float32", "float64", "int64", "float16"])
 def test_arange_is_bit_identical_to_torch(dtype):
     torch = torch_or_skip()
     for start, end, step in ARANGE_CASES:
@@ -466,4 +466,80 @@ def test_arange_is_bit_identical_to_torch(dtype):
                                   "T.linspace(0, 1, -1)", "T.arange(0, 0)", "T.arange(T.tensor(3))"])
 def test_range_errors_and_edges_match_torch(call):
     m, t = both(lambda T: outcome(lambda: _bits(eval(call))))
+    assert m == t
+
+
+# --- float16 -------------------------------------------------------------------------------------------
+
+HALF_X = np.random.default_rng(0).uniform(-3, 3, (4, 5)).astype(np.float16)
+HALF_Y = np.random.default_rng(1).uniform(0.2, 3, (4, 5)).astype(np.float16)
+HALF_EXPRS = [
+    "x + y", "x - y", "x * y", "x / y", "x ** 2", "y ** 0.5", "y.sqrt()", "x.exp()", "y.log()",
+    "x.tanh()", "x.sigmoid()", "x.relu()", "x.sin()", "x.cos()", "x.abs()", "-x", "x * 1.7",
+    "x + 1e-3", "2.5 / y", "x.sum()", "x.sum(0)", "x.mean()", "x.mean(1)", "x.var()", "x.std(0)",
+    "x.max()", "x.softmax(1)", "x.log_softmax(0)", "x @ y.t()", "x.float()", "x.double()", "x.half()",
+    "x.clamp(-1, 1)", "x.reciprocal()", "x * T.ones(5)", "x + T.arange(5)", "x.norm()",
+    "T.where(x > 0, x, y)", "x[1:3, ::2] * 3", "T.cat([x, y])", "x.masked_fill(x > 1, 0.5)",
+    "T.maximum(x, y)", "T.tensor(np.array([0.1, 2049.0001, 7e4]), dtype=T.float64).half()",
+    "T.arange(3000).half()", "T.tensor([1.0, 2.0]).to(T.float16)", "T.ones(2, dtype=T.half)",
+    "T.tensor([0.1], dtype=T.float16)", "T.HalfTensor([0.1, 3])", "x.type(T.HalfTensor)",
+]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("expr", HALF_EXPRS)
+def test_float16_ops_are_bit_identical_to_torch(expr):
+    def run(T):
+        x, y = T.tensor(HALF_X), T.tensor(HALF_Y)       # noqa: F841 - used by eval
+        return _bits(eval(expr))
+    m, t = both(run)
+    assert m == t
+
+
+@pytest.mark.torch
+def test_float16_dtype_surface_matches_torch():
+    def run(T):
+        h = T.ones(2, dtype=T.half, requires_grad=True)
+        return [str(v) for v in (
+            T.half is T.float16, repr(T.float16).split(".")[-1], T.float16.itemsize,
+            (h + T.tensor([1, 2])).dtype, (h + 1.5).dtype, (h * T.ones(2)).dtype, h.half() is h,
+            h.type(), T.tensor(np.ones(2, np.float16)).dtype, T.from_numpy(np.ones(2, np.float16)).dtype,
+            h.is_floating_point(), isinstance(h, T.HalfTensor), h.element_size(),
+            outcome(lambda: setattr(h, "grad", T.ones(2))), outcome(lambda: setattr(T.ones(2, requires_grad=True), "grad", h.detach())),
+            outcome(lambda: setattr(T.ones(2, dtype=T.float64, requires_grad=True), "grad", T.ones(2, dtype=T.long))))]
+    m, t = both(run)
+    assert [v.replace("torch.", "").replace("minigrad.", "") for v in m] == \
+        [v.replace("torch.", "").replace("minigrad.", "") for v in t]
+
+
+@pytest.mark.torch
+def test_float16_backward_is_bit_identical_to_torch():
+    def run(T):
+        x = T.tensor(HALF_X, requires_grad=True)
+        w = T.tensor(HALF_Y, requires_grad=True)
+        # ops whose backward formula is one op in both (tanh's or softmax's backward are
+        # fused kernels in PyTorch, a few float16 roundings apart from minigrad's formulas)
+        y = ((x * w).exp() @ w.t()) / 3 - x.sum(1, keepdim=True)
+        (y * T.tensor(HALF_Y[:, :4])).sum().backward()
+        return _bits(y), _bits(x.grad), _bits(w.grad), x.grad.dtype == T.float16
+    m, t = both(run)
+    assert m == t
+
+
+@pytest.mark.torch
+def test_packing_saved_activations_to_half_gives_torchs_gradients():
+    def run(T):
+        x = T.tensor(HALF_X.astype(np.float32), requires_grad=True)
+        w = T.tensor(HALF_Y.astype(np.float32), requires_grad=True)
+        packed = []
+
+        def pack(t):
+            packed.append(str(t.dtype))
+            return t.half()
+
+        with T.autograd.graph.saved_tensors_hooks(pack, lambda t: t.float()):
+            y = (x * w).sin().exp().sum()
+        y.backward()
+        return _bits(x.grad), _bits(w.grad), len(packed)
+    m, t = both(run)
     assert m == t
