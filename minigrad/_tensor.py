@@ -34,6 +34,11 @@ def _as_tensor(value, like=None):
     return tensor(value)
 
 
+# Callables told about every in-place write before it happens, with the tensor written
+# (``autograd.graph.allow_mutation_on_saved_tensors`` registers one while it is open).
+_inplace_observers = []
+
+
 class Tensor:
     """``torch.Tensor`` on top of a numpy array (``._array``)."""
 
@@ -352,6 +357,7 @@ class Tensor:
         and the tensor gets the new node as its ``grad_fn``. As in PyTorch, tensor hooks
         registered earlier stay with the old node; ``retain_grad`` moves to the new one."""
         self._check_inplace()
+        self._notify_inplace()
         others = tuple(o for o in others if isinstance(o, Tensor))
         recording = grad_mode.is_grad_enabled() and (
             self.requires_grad or any(o.requires_grad for o in others))
@@ -377,6 +383,10 @@ class Tensor:
                 old_node._drop_retains_grad_hook(old_nr)
                 self.grad_fn._set_retains_grad_hook(0, self)
         return self
+
+    def _notify_inplace(self):
+        for observer in _inplace_observers:
+            observer(self)
 
     def add_(self, other, alpha=1):
         return self._inplace(lambda s: s.add(other, alpha=alpha), (other,))
@@ -404,6 +414,7 @@ class Tensor:
 
     def normal_(self, mean=0.0, std=1.0):
         from ._creation import _rng
+        self._notify_inplace()
         with grad_mode.no_grad():
             self._array[...] = _rng().normal(mean, std, self._array.shape)
         self._version_counter[0] += 1
@@ -411,6 +422,7 @@ class Tensor:
 
     def uniform_(self, a=0.0, b=1.0):
         from ._creation import _rng
+        self._notify_inplace()
         with grad_mode.no_grad():
             self._array[...] = _rng().uniform(a, b, self._array.shape)
         self._version_counter[0] += 1
