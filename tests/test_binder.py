@@ -102,7 +102,7 @@ def test_lessons_run_in_the_binder_environment(tmp_path):
 
     r = subprocess.run(
         [str(py), "-m", "pytest", "-p", "no:cacheprovider", "--nbval-lax", "--nbval-current-env",
-         "-q", "lessons/"],
+         "--nbval-sanitize-with", "lessons/sanitize.cfg", "-q", "lessons/"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=900,
     )
     assert r.returncode == 0, f"lax nbval in the Binder venv failed:\n{r.stdout[-6000:]}\n{r.stderr[-3000:]}"
