@@ -1,21 +1,28 @@
 """minigrad: PyTorch's autograd and hook system, re-implemented small and readable on numpy.
 
-``import minigrad as torch`` runs hook code written for PyTorch (within the API in
-docs/ and ../shared/API.md) and prints the same trace. Start with the lessons in
+``import minigrad as torch`` runs hook code written for PyTorch and prints the same
+trace (docs/differences.md lists the few deliberate differences). Start with the lessons in
 ``lessons/``; the engine is ``minigrad/autograd/engine.py``.
 """
-from . import dtypes
-from .dtypes import bool_ as bool, double, dtype, float, float32, float64, int64, long
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from . import dtypes, return_types
+from ._device import device
+from .dtypes import bool_ as bool, double, dtype, float, float16, float32, float64, half, int64, long
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
+                        no_grad, set_grad_enabled)
 from ._tensor import Size, Tensor, tensor
-from ._creation import (abs, add, allclose, arange, argmax, as_tensor, cat, chunk, clamp, clip, clone,
+from ._format import set_printoptions
+from ._legacy import BoolTensor, DoubleTensor, FloatTensor, HalfTensor, LongTensor
+from ._creation import (abs, add, all, allclose, any, arange, argmax, as_tensor, cat, chunk, clamp, clip, clone,
                         cos, detach, div, empty, equal, exp, eye, flatten, from_numpy, full, full_like,
+                        gather, isfinite, isinf, isnan, prod, ravel, std, var, var_mean,
                         is_tensor, linspace, log, log_softmax, manual_seed, masked_fill, matmul, max,
                         maximum, mean, min, mm, mul, neg, numel, ones, ones_like, permute, pow, rand,
                         randint, randn, randperm, reciprocal, relu, reshape, sigmoid, sign, sin,
                         softmax, split, sqrt, squeeze, stack, sub, sum, t, tanh, transpose, unbind,
                         unsqueeze, where, zeros, zeros_like)
+from .serialization import load, save
 from . import autograd
+from . import cuda
 from . import utils
 
 __version__ = "0.1.0"

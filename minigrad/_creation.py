@@ -1,9 +1,12 @@
 """Tensor factories, the random generator, and the functions of the top-level namespace
 (``minigrad.exp(x)`` is ``x.exp()``)."""
+import builtins
+
 import numpy as np
 
 from . import _ops as ops
-from . import dtypes
+from . import _ranges, dtypes
+from ._device import check_device
 from ._dispatch import apply_op
 from ._tensor import Tensor, _as_tensor, _dim, tensor
 
@@ -27,7 +30,8 @@ def _shape(size):
     return tuple(size)
 
 
-def _new(data, dtype, requires_grad):
+def _new(data, dtype, requires_grad, device=None):
+    check_device(device)
     np_dtype = dtypes.to_numpy_dtype(dtype) or (np.float32 if data.dtype.kind == "f" else data.dtype)
     t = Tensor._wrap(np.asarray(data, dtype=np_dtype, order="C"))
     if requires_grad:
@@ -36,68 +40,84 @@ def _new(data, dtype, requires_grad):
 
 
 def zeros(*size, dtype=None, requires_grad=False, device=None):
-    return _new(np.zeros(_shape(size)), dtype, requires_grad)
+    return _new(np.zeros(_shape(size)), dtype, requires_grad, device)
 
 
 def ones(*size, dtype=None, requires_grad=False, device=None):
-    return _new(np.ones(_shape(size)), dtype, requires_grad)
+    return _new(np.ones(_shape(size)), dtype, requires_grad, device)
 
 
 def empty(*size, dtype=None, requires_grad=False, device=None):
-    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+    return zeros(*size, dtype=dtype, requires_grad=requires_grad, device=device)
 
 
 def full(size, fill_value, dtype=None, requires_grad=False, device=None):
     if dtype is None and isinstance(fill_value, (bool, int)) and not isinstance(fill_value, float):
         dtype = dtypes.bool_ if isinstance(fill_value, bool) else dtypes.int64
-    return _new(np.full(tuple(size), fill_value, dtype=np.float64), dtype, requires_grad)
+    return _new(np.full(tuple(size), fill_value, dtype=np.float64), dtype, requires_grad, device)
 
 
-def zeros_like(t, dtype=None, requires_grad=False):
-    return _new(np.zeros(t._array.shape), dtype or t.dtype, requires_grad)
+def zeros_like(t, dtype=None, requires_grad=False, device=None):
+    return _new(np.zeros(t._array.shape), dtype or t.dtype, requires_grad, device)
 
 
-def ones_like(t, dtype=None, requires_grad=False):
-    return _new(np.ones(t._array.shape), dtype or t.dtype, requires_grad)
+def ones_like(t, dtype=None, requires_grad=False, device=None):
+    return _new(np.ones(t._array.shape), dtype or t.dtype, requires_grad, device)
 
 
-def full_like(t, fill_value, dtype=None, requires_grad=False):
-    return _new(np.full(t._array.shape, fill_value, dtype=np.float64), dtype or t.dtype, requires_grad)
+def full_like(t, fill_value, dtype=None, requires_grad=False, device=None):
+    return _new(np.full(t._array.shape, fill_value, dtype=np.float64), dtype or t.dtype, requires_grad, device)
 
 
-def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None):
+def _scalar(value):
+    return value.item() if isinstance(value, Tensor) else value
+
+
+def arange(start, end=None, step=1, *, dtype=None, requires_grad=False, device=None):
+    """``torch.arange``: ``start, start + step, ...`` below ``end``; int64 when every
+    bound is an integer, else float32. Values agree with PyTorch's bit for bit
+    (``_ranges.py``), including its length rule ``ceil((end - start) / step)``."""
     if end is None:
         start, end = 0, start
-    data = np.arange(start, end, step)
-    if dtype is None and data.dtype.kind in "iu":
-        dtype = dtypes.int64
-    return _new(data, dtype, requires_grad)
+    start, end, step = _scalar(start), _scalar(end), _scalar(step)
+    if dtype is None:
+        floating = builtins.any(isinstance(v, (float, np.floating)) for v in (start, end, step))
+        dtype = dtypes.float32 if floating else dtypes.int64
+    np_dtype = dtypes.to_numpy_dtype(dtype)
+    return _new(_ranges.arange_values(start, end, step, np_dtype), dtype, requires_grad, device)
 
 
-def linspace(start, end, steps, dtype=None, requires_grad=False):
-    return _new(np.linspace(start, end, steps), dtype, requires_grad)
+def linspace(start, end, steps, *, dtype=None, requires_grad=False, device=None):
+    """``torch.linspace``: ``steps`` evenly spaced values from ``start`` to ``end``
+    (float32 by default), computed as PyTorch does, so they agree bit for bit."""
+    start, end, steps = _scalar(start), _scalar(end), _scalar(steps)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    np_dtype = dtypes.to_numpy_dtype(dtype) or np.dtype(np.float32)
+    values = _ranges.linspace_values(start, end, steps, np_dtype) if steps else np.zeros(0, np_dtype)
+    return _new(values, dtype or dtypes.float32, requires_grad, device)
 
 
-def eye(n, m=None, dtype=None, requires_grad=False):
-    return _new(np.eye(n, m), dtype, requires_grad)
+def eye(n, m=None, dtype=None, requires_grad=False, device=None):
+    return _new(np.eye(n, m), dtype, requires_grad, device)
 
 
 def randn(*size, dtype=None, requires_grad=False, generator=None, device=None):
-    return _new(_rng().standard_normal(_shape(size)), dtype, requires_grad)
+    return _new(_rng().standard_normal(_shape(size)), dtype, requires_grad, device)
 
 
 def rand(*size, dtype=None, requires_grad=False, generator=None, device=None):
-    return _new(_rng().random(_shape(size)), dtype, requires_grad)
+    return _new(_rng().random(_shape(size)), dtype, requires_grad, device)
 
 
-def randint(low, high=None, size=(), dtype=None):
+def randint(low, high=None, size=(), dtype=None, device=None):
     if high is None:
         low, high = 0, low
-    return _new(_rng().integers(low, high, size=tuple(size)), dtype or dtypes.int64, False)
+    return _new(_rng().integers(low, high, size=tuple(size)), dtype or dtypes.int64, False, device)
 
 
-def randperm(n, dtype=None):
-    return _new(_rng().permutation(n), dtype or dtypes.int64, False)
+def randperm(n, dtype=None, device=None):
+    return _new(_rng().permutation(n), dtype or dtypes.int64, False, device)
 
 
 def from_numpy(array):
@@ -105,7 +125,8 @@ def from_numpy(array):
     return Tensor._wrap(np.asarray(array))
 
 
-def as_tensor(data, dtype=None):
+def as_tensor(data, dtype=None, device=None):
+    check_device(device)
     if isinstance(data, Tensor) and dtype is None:
         return data
     return tensor(data, dtype=dtype)
@@ -147,6 +168,11 @@ def equal(input, other):
     return input._array.shape == other._array.shape and bool(np.array_equal(input._array, other._array))
 
 
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``torch.var_mean``: ``(var, mean)`` from one node, ``VarMeanBackward0``."""
+    return tuple(apply_op(ops.var_mean, (input,), input._var_attrs(dim, unbiased, keepdim, correction)))
+
+
 def numel(input):
     return input.numel()
 
@@ -167,6 +193,7 @@ for _name in ("exp", "log", "tanh", "sigmoid", "relu", "abs", "sqrt", "sin", "co
               "clip", "sum", "mean", "max", "min", "argmax", "softmax", "log_softmax", "reshape",
               "flatten", "transpose", "permute", "unsqueeze", "squeeze", "unbind", "neg",
               "masked_fill", "pow", "add", "sub", "mul", "div", "sign", "t", "clone",
-              "detach", "reciprocal", "chunk", "split"):
+              "detach", "reciprocal", "chunk", "split", "all", "any", "isnan", "isinf",
+              "isfinite", "gather", "prod", "var", "std", "ravel"):
     globals()[_name] = _method(_name)
 del _name

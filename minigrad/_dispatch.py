@@ -203,6 +203,11 @@ def apply_op(op, tensors, attrs=None):
     if graph._op_forward_pre_hooks:
         tensors = graph.run_op_forward_pre_hooks(op.name, tensors)
     arrays = [t._wrapped if t._wrapped is not None else t._array for t in tensors]
+    half = not op.view and not op.casts and any(
+        t._wrapped is None and t._array.dtype == np.float16 for t in tensors)
+    if half:        # PyTorch's CPU float16: compute in float32, round the result
+        arrays = [a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == np.float16 else a
+                  for a in arrays]
     raw = op.forward(*arrays, **attrs)
     if op.casts:
         outputs = (_tensor.Tensor._wrap(raw),)
@@ -211,10 +216,17 @@ def apply_op(op, tensors, attrs=None):
     else:
         outputs = (_tensor.Tensor._wrap(_result_dtype_fix(np.asarray(raw), tensors)),)
 
+    if half and not any(t._wrapped is None and t._array.dtype in (np.float32, np.float64) for t in tensors):
+        for out in outputs:         # float16 with no wider float input stays float16
+            if out._array.dtype.kind == "f":
+                with np.errstate(over="ignore"):
+                    out._array = out._array.astype(np.float16)
     if op.view:
         base = tensors[0]
-        outputs[0]._version_counter = base._version_counter
-        outputs[0]._base = base._base if base._base is not None else base
+        root = base._base if base._base is not None else base
+        for out in outputs:         # (every output of unbind is a view)
+            out._version_counter = base._version_counter
+            out._base = root
     if op.grads and grad_mode.is_grad_enabled() and any(t.requires_grad for t in tensors):
         _record(op, tensors, attrs, outputs)
 

@@ -88,5 +88,6 @@ def setitem(t, key, value):
             "minigrad does not record item assignment (tensor[key] = value) in the graph "
             "(PyTorch records it as CopySlices). Build the result out of place instead, "
             "e.g. with minigrad.where or masked_fill, or assign under minigrad.no_grad().")
+    t._notify_inplace()
     t._array[key] = value_data
     t._version_counter[0] += 1

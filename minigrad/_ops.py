@@ -10,6 +10,8 @@ each input's shape in one place (``validate_outputs``), as PyTorch's engine does
 
 Adding an op is adding a row here and a method that calls ``apply_op``.
 """
+import builtins
+
 import numpy as np
 
 from . import _tensor     # read at call time (import cycle)
@@ -172,7 +174,15 @@ cos = Op("cos", "CosBackward0", _precise(np.cos), saves={"self": None},
 clamp = Op("clamp", "ClampBackward1", _clamp_forward, saves={"self": None}, saved_attrs=("max", "min"),
            grads={"self": _clamp_backward})
 clone = Op("clone", "CloneBackward0", np.copy, grads={"self": lambda g, s: g})
-to_copy = Op("_to_copy", "ToCopyBackward0", lambda x, dtype, self_dtype: x.astype(dtype.np), casts=True,
+def _cast(x, dtype):
+    # PyTorch converts to float16 through float32 (two roundings from float64 or int64)
+    with np.errstate(over="ignore"):        # too large for float16: inf, silently
+        if dtype.np == np.float16 and x.dtype != np.float16:
+            x = x.astype(np.float32)
+        return x.astype(dtype.np)
+
+
+to_copy = Op("_to_copy", "ToCopyBackward0", lambda x, dtype, self_dtype: _cast(x, dtype), casts=True,
              grads={"self": lambda g, s: g.to(s.self_dtype)})
 
 # --- reductions ---------------------------------------------------------------------
@@ -236,7 +246,7 @@ squeeze_ = Op("squeeze_", "SqueezeBackward4", lambda x, dim: np.squeeze(x, dim),
 expand = Op("expand", "ExpandBackward0", lambda x, size: np.broadcast_to(x, size),
             view=True, saved_attrs=("self_sym_sizes",), grads={"self": lambda g, s: g.sum_to_size(s.self_sym_sizes)})
 unbind = Op("unbind", "UnbindBackward0", lambda x, dim: tuple(np.moveaxis(x, dim, 0)),
-            multi_output=True, saved_attrs=("dim",),
+            multi_output=True, view=True, saved_attrs=("dim",),
             grads={"self": lambda grads, s: _stack_or_zeros(grads, s.dim)})
 # numpy lays the result of concatenate/stack out like its inputs (a transposed or
 # broadcast input gives a non-C-contiguous result); PyTorch's cat/stack are always
@@ -368,3 +378,145 @@ log_softmax_backward = Op(
     ("grad_output", "output"), saves={"grad_output": None, "output": None}, saved_attrs=("dim",),
     grads={"grad_output": lambda gg, s: gg - (gg * s.output.exp()).sum(s.dim, keepdim=True),
            "output": lambda gg, s: -gg * s.output.exp() * s.grad_output.sum(s.dim, keepdim=True)})
+
+
+# --- surface used by hook code: tests, gather, prod, var/std (issue 10) --------------------
+all = Op("all", None, lambda x, dim=None, keepdim=False: np.all(x, axis=dim, keepdims=keepdim))
+any = Op("any", None, lambda x, dim=None, keepdim=False: np.any(x, axis=dim, keepdims=keepdim))
+isnan = Op("isnan", None, np.isnan)
+isinf = Op("isinf", None, np.isinf)
+isfinite = Op("isfinite", None, np.isfinite)
+
+
+def _gather_forward(x, dim, index, sparse_grad=False):
+    # PyTorch reads only the leading index.shape[d] entries of the other dimensions.
+    idx = index._array
+    x = x[tuple(builtins.slice(None) if d == dim else builtins.slice(0, n) for d, n in enumerate(idx.shape))]
+    return np.take_along_axis(x, idx, axis=dim)
+
+
+def _scatter_add_zeros_forward(g, dim, index, shape):
+    out = np.zeros(shape, dtype=g.dtype)
+    grid = list(np.indices(index._array.shape, sparse=True))
+    grid[dim] = index._array
+    np.add.at(out, tuple(grid), g)          # repeated indices accumulate
+    return out
+
+
+gather = Op("gather", "GatherBackward0", _gather_forward, saves={"self": None},
+            saved_attrs=("dim", "index", "sparse_grad"),
+            grads={"self": lambda g, s: apply_op(scatter_add_zeros, (g,), {
+                "dim": s.dim, "index": s.index, "shape": s.self._array.shape})})
+# gather's backward as one op (``zeros.scatter_add(dim, index, grad)``), so that it has a
+# derivative itself: gathering the incoming gradient back.
+scatter_add_zeros = Op("scatter_add", "ScatterAddBackward0", _scatter_add_zeros_forward,
+                       grads={"self": lambda g, s: g.gather(s.dim, s.index)})
+
+
+def _prod_backward(g, s):
+    """d prod / d x_i = the product of the *other* elements of x_i's slice (PyTorch's
+    prod_backward). Without zeros that is ``result / x_i``; with zeros it is computed
+    directly (:func:`_prod_of_others`), which stays right for higher derivatives."""
+    x, result = s.self, s.result
+    attrs = s._node._attrs
+    dim = attrs.get("dim")
+    if dim is not None:
+        dim %= x.dim()
+    if dim is None:
+        g = g.expand(x._array.shape)
+    elif not attrs["keepdim"]:
+        g, result = g.unsqueeze(dim), result.unsqueeze(dim)
+    if not (x._array == 0).any():
+        return g * result / x
+    if dim is None:
+        return g * _prod_of_others(x.reshape(-1), 0).reshape(x._array.shape)
+    return g * _prod_of_others(x, dim)
+
+
+def _prod_of_others(x, dim):
+    """``out_i = prod_{j != i} x_j`` along ``dim``: x repeated along a new axis ``dim``
+    (indexing i), its diagonal set to 1, multiplied out along axis ``dim + 1`` (j).
+    O(n**2) memory in the slice length, so used only when x has zeros."""
+    shape = x._array.shape
+    n = shape[dim]
+    rows = x.unsqueeze(dim).expand(shape[:dim] + (n,) + shape[dim:])
+    diagonal = np.eye(n, dtype=bool).reshape((n, n) + (1,) * (len(shape) - dim - 1))
+    return rows.masked_fill(_tensor.Tensor._wrap(diagonal), 1.0).prod(dim + 1)
+
+
+prod = Op("prod", "ProdBackward0", lambda x: np.prod(x), saves={"self": None, "result": None},
+          grads={"self": _prod_backward})
+prod_dim = Op("prod", "ProdBackward1", lambda x, dim, keepdim: np.prod(x, axis=dim, keepdims=keepdim),
+              saves={"self": None, "result": None}, saved_attrs=("dim", "keepdim"),
+              grads={"self": _prod_backward})
+
+
+def _reduced_count(shape, dim):
+    """How many elements each output of a reduction over ``dim`` (None: all) sums."""
+    return int(np.prod(shape if dim is None else [shape[d] for d in dim]))
+
+
+def _dof(shape, dim, correction):
+    return _reduced_count(shape, dim) - (1 if correction is None else correction)
+
+
+def _var_forward(x, dim, correction, keepdim):
+    dof = _dof(x.shape, dim, correction)
+    if dof <= 0:
+        import warnings
+        warnings.warn("var(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=5)
+    with np.errstate(all="ignore"):
+        mean = np.mean(x, axis=dim, keepdims=True)
+        squares = np.sum(np.square(x - mean), axis=dim, keepdims=keepdim)
+        return (squares / np.asarray(builtins.max(dof, 0), dtype=x.dtype)).astype(x.dtype)
+
+
+def _keep(g, s):
+    """``g`` with the reduced dimensions put back (size 1), so it broadcasts to ``self``."""
+    if s.keepdim:
+        return g
+    dims = range(len(s.self._array.shape)) if s.dim is None else s.dim
+    for d in sorted(dims):
+        g = g.unsqueeze(d)
+    return g
+
+
+def _var_backward(g, s):
+    """PyTorch's var_backward: ``2 (x - mean) / (N - correction)`` times the gradient."""
+    x = s.self
+    dims = tuple(range(x.dim())) if s.dim is None else s.dim
+    dof = _dof(x._array.shape, s.dim, s.correction)
+    return _keep(g, s) * (2.0 / dof) * (x - x.mean(dims, keepdim=True))
+
+
+def _std_backward(g, s):
+    # d std = d var / (2 std); a zero std gives a zero gradient, as in PyTorch.
+    g = (g / (s.result * 2)).masked_fill(_tensor.Tensor._wrap(s.result._array == 0), 0.0)
+    return _var_backward(g, s)
+
+
+def _var_mean_backward(grads, s):
+    g_var, g_mean = grads
+    out = None
+    if g_var is not None:
+        out = _var_backward(g_var, s)
+    if g_mean is not None:
+        n = _reduced_count(s.self._array.shape, s.dim)
+        term = _keep(g_mean, s).expand(s.self._array.shape) / float(n)
+        out = term if out is None else out + term
+    return out
+
+
+var = Op("var", "VarBackward0", _var_forward, saves={"self": None},
+         saved_attrs=("correction", "dim", "keepdim"), grads={"self": _var_backward})
+std = Op("std", "StdBackward0", _quiet(lambda x, **kw: np.sqrt(_var_forward(x, **kw))),
+         saves={"self": None, "result": None}, saved_attrs=("correction", "dim", "keepdim"),
+         grads={"self": _std_backward})
+var_mean = Op("var_mean", "VarMeanBackward0",
+              lambda x, dim, correction, keepdim: (
+                  _var_forward(x, dim, correction, keepdim),
+                  np.mean(x, axis=dim, keepdims=keepdim).astype(x.dtype)),
+              multi_output=True, saves={"self": None}, saved_attrs=("correction", "dim", "keepdim"),
+              grads={"self": _var_mean_backward})

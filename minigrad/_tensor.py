@@ -14,7 +14,8 @@ from collections import OrderedDict
 import numpy as np
 
 from . import _ops as ops
-from . import dtypes
+from . import _device, dtypes
+from . import return_types
 from . import grad_mode
 from ._dispatch import apply_op
 from ._format import tensor_repr
@@ -34,8 +35,15 @@ def _as_tensor(value, like=None):
     return tensor(value)
 
 
+# Callables told about every in-place write before it happens, with the tensor written
+# (``autograd.graph.allow_mutation_on_saved_tensors`` registers one while it is open).
+_inplace_observers = []
+
+
 class Tensor:
     """``torch.Tensor`` on top of a numpy array (``._array``)."""
+
+    __module__ = "minigrad"         # prints as <class 'minigrad.Tensor'>
 
     # Every tensor has data and a version counter (shared by views). The autograd state
     # below starts as class-level defaults and becomes an instance attribute only when
@@ -55,11 +63,18 @@ class Tensor:
     _wrapped = None                 # the Python scalar of a "wrapped number"
     _base = None                    # the tensor this one is a view of (view ops only)
 
-    def __init__(self, data, dtype=None, requires_grad=False):
-        t = tensor(data, dtype=dtype, requires_grad=requires_grad)
+    def __init__(self, *args, device=None):
+        """``torch.Tensor(...)``, the legacy constructor: ``Tensor([1, 2])`` copies data
+        into float32, ``Tensor(2, 3)`` makes a float32 tensor of that size (PyTorch leaves
+        it uninitialised; minigrad fills zeros), ``Tensor()`` is empty, ``Tensor(t)`` is
+        an alias of ``t``. Use ``minigrad.tensor(...)`` for new code."""
+        from ._legacy import new_legacy
+        t = new_legacy(dtypes.float32, args, device, alias_any_dtype=True)
         self._array = t._array
-        self._version_counter = [0]
-        self.requires_grad = t.requires_grad
+        self._version_counter = t._version_counter
+        if t.requires_grad:
+            self._requires_grad = True
+            self.grad_fn, self._output_nr = t.grad_fn, t._output_nr
 
     @classmethod
     def _wrap(cls, data, version_counter=None):
@@ -98,7 +113,15 @@ class Tensor:
 
     @property
     def device(self):
-        return "cpu"
+        """``Tensor.device``: always ``device(type='cpu')``."""
+        return _device.CPU
+
+    is_cuda = False
+    is_cpu = True
+
+    def get_device(self):
+        """``Tensor.get_device()``: -1 for a CPU tensor."""
+        return -1
 
     @property
     def is_leaf(self):
@@ -179,7 +202,12 @@ class Tensor:
     def __repr__(self):
         return tensor_repr(self)
 
-    __str__ = __repr__
+    def __format__(self, spec):
+        """``Tensor.__format__``: a 0-dim tensor formats its Python number (``f"{loss:.3f}"``);
+        any other tensor formats as ``object`` does (its ``str``, and only with no spec)."""
+        if self._array.ndim == 0 and type(self) is Tensor:
+            return format(self._array.item(), spec)
+        return object.__format__(self, spec)
 
     # --- requires_grad and .grad ----------------------------------------------------
     @property
@@ -228,10 +256,9 @@ class Tensor:
                     f"size '{list(self.shape)}'. Please ensure that the gradient and the tensor are "
                     "the same size")
             if value.dtype is not self.dtype:
-                names = {"float32": "Float", "float64": "double", "int64": "Long", "bool": "Bool"}
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{names[value.dtype.name].lower() if value.dtype.name == 'float64' else names[value.dtype.name]}' "
-                    f"to a tensor with grad_dtype '{names[self.dtype.name] if self.dtype.name != 'float64' else 'Double'}'. The gradient must match "
+                    f"attempting to assign a gradient with dtype '{dtypes.CPP_NAMES[value.dtype.name]}' "
+                    f"to a tensor with grad_dtype '{dtypes.SCALAR_TYPE_NAMES[self.dtype.name]}'. The gradient must match "
                     "the tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
                     "tensor's grad_dtype attribute with a specific dtype, or None to allow any "
                     "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its "
@@ -338,6 +365,7 @@ class Tensor:
         and the tensor gets the new node as its ``grad_fn``. As in PyTorch, tensor hooks
         registered earlier stay with the old node; ``retain_grad`` moves to the new one."""
         self._check_inplace()
+        self._notify_inplace()
         others = tuple(o for o in others if isinstance(o, Tensor))
         recording = grad_mode.is_grad_enabled() and (
             self.requires_grad or any(o.requires_grad for o in others))
@@ -363,6 +391,10 @@ class Tensor:
                 old_node._drop_retains_grad_hook(old_nr)
                 self.grad_fn._set_retains_grad_hook(0, self)
         return self
+
+    def _notify_inplace(self):
+        for observer in _inplace_observers:
+            observer(self)
 
     def add_(self, other, alpha=1):
         return self._inplace(lambda s: s.add(other, alpha=alpha), (other,))
@@ -390,6 +422,7 @@ class Tensor:
 
     def normal_(self, mean=0.0, std=1.0):
         from ._creation import _rng
+        self._notify_inplace()
         with grad_mode.no_grad():
             self._array[...] = _rng().normal(mean, std, self._array.shape)
         self._version_counter[0] += 1
@@ -397,6 +430,7 @@ class Tensor:
 
     def uniform_(self, a=0.0, b=1.0):
         from ._creation import _rng
+        self._notify_inplace()
         with grad_mode.no_grad():
             self._array[...] = _rng().uniform(a, b, self._array.shape)
         self._version_counter[0] += 1
@@ -474,23 +508,53 @@ class Tensor:
 
     clip = clamp
 
-    def to(self, dtype=None, *args, **kwargs):
-        if isinstance(dtype, str):      # .to("cpu")
+    def to(self, *args, **kwargs):
+        """``Tensor.to``: ``to(dtype)``, ``to(device, dtype)``, ``to(other_tensor)`` (its
+        dtype), keywords ``device=``, ``dtype=``, ``copy=``, ``non_blocking=``. Returns
+        ``self`` when nothing changes (unless ``copy=True``), else a ``ToCopyBackward0``
+        copy. Only the CPU exists: any other device raises."""
+        device = kwargs.pop("device", None)
+        dtype = kwargs.pop("dtype", None)
+        flags = {"non_blocking": kwargs.pop("non_blocking", False), "copy": kwargs.pop("copy", False)}
+        kwargs.pop("memory_format", None)
+        if kwargs:
+            raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        args = list(args)
+        if args and isinstance(args[0], Tensor):
+            dtype = args.pop(0).dtype
+        elif args and isinstance(args[0], (str, _device.device, int)) and not isinstance(args[0], bool):
+            device = args.pop(0)
+        if args and not isinstance(args[0], bool):
+            dtype = args.pop(0)
+        for name, value in zip(("non_blocking", "copy"), args):
+            flags[name] = value
+        _device.check_device(device)
+        if dtype is not None:
+            dtype = dtypes.from_numpy_dtype(dtypes.to_numpy_dtype(dtype))
+        if (dtype is None or dtype is self.dtype) and not flags["copy"]:
             return self
-        if dtype is None or dtype is self.dtype:
-            return self
-        return apply_op(ops.to_copy, (self,), {"dtype": dtype, "self_dtype": self.dtype})
+        return apply_op(ops.to_copy, (self,), {"dtype": dtype or self.dtype, "self_dtype": self.dtype})
 
+    def cuda(self, device=None, non_blocking=False):
+        """``Tensor.cuda()``: minigrad has no GPU, so this raises (as PyTorch built
+        without CUDA does)."""
+        _device.check_device("cuda")
+
+    def half(self): return self.to(dtypes.float16)
     def float(self): return self.to(dtypes.float32)
     def double(self): return self.to(dtypes.float64)
     def long(self): return self.to(dtypes.int64)
     def cpu(self): return self
     def contiguous(self): return self
 
-    def type(self, dtype=None):
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        """``Tensor.type()``: the legacy type name (``'torch.FloatTensor'``); with an
+        argument (``minigrad.DoubleTensor``, ``"torch.DoubleTensor"`` or a dtype), the
+        tensor converted to it (``self`` when it already is)."""
+        from ._legacy import dtype_of_type_argument
         if dtype is None:
             return "torch." + self.dtype.tensor_type
-        return self.to(dtype)
+        return self.to(dtype_of_type_argument(dtype))
 
     # reductions
     def sum(self, dim=None, keepdim=False):
@@ -509,19 +573,92 @@ class Tensor:
         if dim is None:
             return apply_op(ops.max, (self,))
         values, indices = apply_op(ops.max_dim, (self,), {"dim": _dim(dim, self._array.ndim), "keepdim": keepdim})
-        return MinMaxResult(values, indices)
+        return return_types.max(values, indices)
 
     def min(self, dim=None, keepdim=False):
         if dim is None:
             return apply_op(ops.min, (self,))
         values, indices = apply_op(ops.min_dim, (self,), {"dim": _dim(dim, self._array.ndim), "keepdim": keepdim})
-        return MinMaxResult(values, indices)
+        return return_types.min(values, indices)
 
     def norm(self, p=2):
         """``Tensor.norm()``: the Euclidean norm of all elements (``p=2`` only)."""
         if p != 2:
             raise NotImplementedError("minigrad's norm supports p=2 only")
         return apply_op(ops.norm, (self,), {"ord": 2, "dim": None, "keepdim": False})
+
+    def all(self, dim=None, keepdim=False):
+        """``Tensor.all``: True where every element (of the reduced dims) is nonzero; a
+        bool tensor, never part of the graph."""
+        if dim is None:
+            return apply_op(ops.all, (self,))
+        return apply_op(ops.all, (self,), {"dim": _dims(dim, self._array.ndim), "keepdim": keepdim})
+
+    def any(self, dim=None, keepdim=False):
+        """``Tensor.any``: True where some element (of the reduced dims) is nonzero."""
+        if dim is None:
+            return apply_op(ops.any, (self,))
+        return apply_op(ops.any, (self,), {"dim": _dims(dim, self._array.ndim), "keepdim": keepdim})
+
+    def isnan(self): return apply_op(ops.isnan, (self,))
+    def isinf(self): return apply_op(ops.isinf, (self,))
+    def isfinite(self): return apply_op(ops.isfinite, (self,))
+
+    def equal(self, other):
+        """``Tensor.equal``: a Python bool, True when shapes and values agree (dtypes may differ)."""
+        return self._array.shape == other._array.shape and bool(np.array_equal(self._array, other._array))
+
+    def gather(self, dim, index, *, sparse_grad=False):
+        """``Tensor.gather``: ``out[i][j] = self[index[i][j]][j]`` for ``dim=0`` (and so on);
+        the output has the index's shape (``GatherBackward0``)."""
+        nd = self._array.ndim
+        if not isinstance(index, Tensor) or index._array.dtype.kind not in "iu":
+            raise RuntimeError("gather(): Expected dtype int32/int64 for index")
+        if index._array.ndim != max(nd, 1) and not (nd == 0 and index._array.ndim == 0):
+            raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+        dim = dim % max(nd, 1)
+        for d, (n_index, n_self) in enumerate(zip(index._array.shape, self._array.shape)):
+            if d != dim and n_index > n_self:
+                raise RuntimeError(
+                    f"Size does not match at dimension {d} expected index {list(index._array.shape)} "
+                    f"to be no larger than self {list(self._array.shape)} apart from dimension {dim}")
+        size = self._array.shape[dim] if nd else 1
+        bad = (index._array < -size) | (index._array >= size)
+        if bad.any():
+            raise RuntimeError(f"index {int(index._array[bad].flat[0])} is out of bounds for "
+                               f"dimension {dim} with size {size}")
+        return apply_op(ops.gather, (self,), {"dim": dim, "index": index, "sparse_grad": sparse_grad})
+
+    def prod(self, dim=None, keepdim=False, *, dtype=None):
+        """``Tensor.prod``: the product of all elements (``ProdBackward0``) or along one
+        dimension (``ProdBackward1``). The gradient is right when elements are zero."""
+        x = self if dtype is None else self.to(dtype)
+        if dim is None:
+            return apply_op(ops.prod, (x,))
+        return apply_op(ops.prod_dim, (x,), {"dim": _dim(dim, x._array.ndim), "keepdim": keepdim})
+
+    def _var_attrs(self, dim, unbiased, keepdim, correction):
+        """PyTorch's var/std arguments: ``(dim, unbiased, keepdim)`` positionally, or
+        ``correction=`` (1, Bessel's correction, by default; 0 gives the biased estimate)."""
+        if isinstance(dim, bool):               # var(unbiased)
+            dim, unbiased = None, dim
+        if unbiased is not None and correction is not None:
+            raise TypeError("var(): pass either unbiased or correction, not both")
+        if correction is None and unbiased is not None:
+            correction = 1 if unbiased else 0
+        bare = dim is None and correction is None and not keepdim
+        if correction is None and not bare:
+            correction = 1          # PyTorch records None only for a bare x.var()
+        return {"dim": None if dim is None else _dims(dim, self._array.ndim),
+                "correction": correction, "keepdim": keepdim}
+
+    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        """``Tensor.var``: sum of squared deviations / (N - correction) (``VarBackward0``)."""
+        return apply_op(ops.var, (self,), self._var_attrs(dim, unbiased, keepdim, correction))
+
+    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        """``Tensor.std``: the square root of :meth:`var` (``StdBackward0``)."""
+        return apply_op(ops.std, (self,), self._var_attrs(dim, unbiased, keepdim, correction))
 
     def argmax(self, dim=None, keepdim=False):
         data = self._array.argmax() if dim is None else self._array.argmax(axis=dim)
@@ -566,6 +703,21 @@ class Tensor:
             return apply_op(ops.view, (self,), {"size": size})
         copy = self.clone()
         return apply_op(ops.unsafe_view, (copy,), {"size": size})
+
+    def ravel(self):
+        """``Tensor.ravel``: the elements as one dimension; a view of contiguous data,
+        else a contiguous copy viewed (``ViewBackward0`` over ``CloneBackward0``)."""
+        x = self
+        if not x._array.flags.c_contiguous:
+            x = self.clone()
+            x._array = np.ascontiguousarray(x._array)      # a fresh buffer: laid out as PyTorch's
+        return apply_op(ops.view, (x,), {"size": (x._array.size,)})
+
+    def _is_view(self):
+        """``Tensor._is_view()``: True for the output of a view op (``view``, a basic
+        slice, ``transpose``, ``expand``, ...); ``._base`` is then the viewed tensor.
+        ``detach()`` and ``.data`` share storage but are not views, as in PyTorch."""
+        return self._base is not None
 
     def view_as(self, other):
         return self.reshape(other.shape)
@@ -692,21 +844,13 @@ for _name in ("exp", "log", "tanh", "sigmoid", "relu", "abs", "sqrt", "sin", "co
 del _name
 
 
-class MinMaxResult(tuple):
-    """``torch.return_types.max``: a (values, indices) pair with named fields."""
-
-    def __new__(cls, values, indices):
-        return super().__new__(cls, (values, indices))
-
-    values = property(lambda self: self[0])
-    indices = property(lambda self: self[1])
-
-
 class Size(tuple):
-    """``torch.Size``: a tuple of ints that prints like PyTorch's."""
+    """``torch.Size``: a tuple of ints; prints as ``minigrad.Size([2, 3])``."""
+
+    __module__ = "minigrad"
 
     def __repr__(self):
-        return f"torch.Size([{', '.join(str(s) for s in self)}])"
+        return f"minigrad.Size([{', '.join(str(s) for s in self)}])"
 
     def numel(self):
         return int(np.prod(self))
@@ -756,13 +900,16 @@ def _sum_to(grad, shape):
 
 def tensor(data, dtype=None, requires_grad=False, device=None):
     """``torch.tensor(data)``: copies ``data``; floats default to float32."""
+    _device.check_device(device)
     if isinstance(data, Tensor):
         data = data._array
     np_dtype = dtypes.to_numpy_dtype(dtype)
     arr = np.array(data, dtype=np_dtype)
     if np_dtype is None:
         if arr.dtype.kind == "f":
-            arr = arr.astype(np.float32) if not (isinstance(data, np.ndarray) and data.dtype == np.float64) else arr
+            # a numpy array or scalar keeps float64/float16; Python floats become float32
+            if not (isinstance(data, (np.ndarray, np.generic)) and data.dtype in (np.float64, np.float16)):
+                arr = arr.astype(np.float32)
         elif arr.dtype.kind in "iu":
             arr = arr.astype(np.int64)
         elif arr.dtype.kind not in "b":

@@ -46,14 +46,64 @@ class _GradModeContext:
         return wrapper
 
 
-class no_grad(_GradModeContext):
+class _NoParamDecorator(_GradModeContext):
+    """``@no_grad`` without parentheses decorates too, as in PyTorch."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecorator):
     """``torch.no_grad()``: ops inside do not record a graph."""
     _mode = False
 
 
-class enable_grad(_GradModeContext):
+class enable_grad(_NoParamDecorator):
     """``torch.enable_grad()``: turn recording back on inside a ``no_grad`` block."""
     _mode = True
+
+
+class inference_mode(_GradModeContext):
+    """``torch.inference_mode(mode=True)``: in minigrad, ``no_grad`` that also sets
+    ``is_inference_mode_enabled()`` (``inference_mode(False)`` enables grad mode, as in
+    PyTorch). PyTorch also marks the tensors made
+    inside as "inference tensors" that may never join a graph later and skips version
+    counting for speed; minigrad has no such tensors: they are ordinary tensors."""
+
+    def __new__(cls, mode=True):
+        if callable(mode) and not isinstance(mode, bool):       # @inference_mode
+            return cls()(mode)
+        return super().__new__(cls)
+
+    def __init__(self, mode=True):
+        self._inference = bool(mode)
+
+    @property
+    def _mode(self):
+        return not self._inference      # as PyTorch: inference_mode(False) turns grad mode on
+
+    def __enter__(self):
+        self._prev_inference = is_inference_mode_enabled()
+        _state.inference = self._inference
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        _state.inference = self._prev_inference
+        return super().__exit__(*exc)
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with inference_mode(self._inference):
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+def is_inference_mode_enabled():
+    """``torch.is_inference_mode_enabled()``: True inside ``inference_mode()``."""
+    return getattr(_state, "inference", False)
 
 
 class set_grad_enabled(_GradModeContext):

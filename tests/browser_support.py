@@ -1,8 +1,8 @@
 """Helpers for tests/test_browser.py: a throwaway JupyterLab server, headless Chromium,
 and a replica that computes in plain Python what the engine stepper widget must show.
 
-What works on this project's machines is written down in /work/shared/JUPYTER.md
-("A real-browser widget test"); the order of the steps below follows it.
+The order of the steps below (kernel session over REST first, accept any dialog, clear
+then run all) is what made the test pass every time on this project's machines.
 """
 import contextlib
 import html.parser

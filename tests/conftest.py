@@ -9,6 +9,7 @@ The differential scenarios group per scenario, so they spread over both workers.
 import pytest
 
 
+@pytest.hookimpl(tryfirst=True)      # before xdist reads the marks into node ids
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("xdist_group") is None:

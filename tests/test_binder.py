@@ -1,7 +1,7 @@
 """The Binder environment (binder/) runs the lessons.
 
 repo2docker needs docker, which this project's machines don't have, so the slow test
-rebuilds the same environment in a fresh venv (see /work/shared/JUPYTER.md):
+rebuilds the same environment in a fresh venv:
 the Binder base image's packages, then -- from the repo root, as repo2docker does --
 ``pip install -r binder/requirements.txt && bash binder/postBuild``, then runs the
 lessons through ``pytest --nbval-lax`` with that venv's Python.
@@ -102,7 +102,7 @@ def test_lessons_run_in_the_binder_environment(tmp_path):
 
     r = subprocess.run(
         [str(py), "-m", "pytest", "-p", "no:cacheprovider", "--nbval-lax", "--nbval-current-env",
-         "-q", "lessons/"],
+         "--nbval-sanitize-with", "lessons/sanitize.cfg", "-q", "lessons/"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=900,
     )
     assert r.returncode == 0, f"lax nbval in the Binder venv failed:\n{r.stdout[-6000:]}\n{r.stderr[-3000:]}"

@@ -14,7 +14,7 @@ of its own into the temporary copy instead (``MINIGRAD_BROWSER_FALLBACK=1`` forc
 The screenshot goes to ``build/browser/engine_stepper.png`` (git-ignored).
 
 Outside CI a missing chromium or playwright skips the test; with CI=true it fails.
-Steps and pitfalls: /work/shared/JUPYTER.md, "A real-browser widget test".
+Steps and pitfalls: see tests/browser_support.py.
 """
 import os
 import re

@@ -131,6 +131,10 @@ KNOWN_DOUBLE_BACKWARD_DIFFERENCES = {
     **{case.id: "in-place on a non-leaf: PyTorch clones the saved original (CloneBackward0)"
        for case in CASES if case.id.startswith(("mul_-", "add_-"))},
     "linear-tanh": "mm's mat2 gradient: PyTorch transposes twice (an extra TBackward0)",
+    **{case.id: "prod with zeros: PyTorch's prod_safe_zeros_backward (cumprod) vs a masked product"
+       for case in CASES if case.id.startswith("prod") and "zero" in case.id},
+    **{case.id: COMPOSED + " (var/std: PyTorch's var_backward / std_backward)"
+       for case in CASES if case.id.startswith(("var", "std"))},
     "F.conv2d": COMPOSED + " (PyTorch: ConvolutionBackwardBackward0)",
     "F.max_pool2d": COMPOSED + " (PyTorch: MaxPool2DWithIndicesBackwardBackward0)",
     "F.cross_entropy": COMPOSED + " (PyTorch: NllLossBackwardBackward0)",

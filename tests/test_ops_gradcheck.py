@@ -361,8 +361,48 @@ COMPOSITE = [
     Case("tensor-used-three-times", lambda T, a: a * a.exp() + a.sigmoid(), rand((3,))),
 ]
 
+def with_zeros(positions, *shapes):
+    """Uniform values with exact zeros at ``positions`` (index tuples) of the first input:
+    prod's gradient is the product of the *other* elements, not ``result / x``."""
+    def make(rng):
+        arrays = rand(*shapes)(rng)
+        for pos in positions:
+            arrays[0][pos] = 0.0
+        return arrays
+    return make
+
+
+GATHER_IDX = np.array([[0, 0, 3], [1, 3, 3], [2, 2, 0]])
+
+SURFACE = [
+    Case("prod-full", lambda T, a: a.prod(), rand((2, 3))),
+    Case("prod-dim1", lambda T, a: a.prod(1), rand((3, 4))),
+    Case("prod-dim0-keepdim", lambda T, a: a.prod(0, keepdim=True), rand((3, 4))),
+    Case("prod-dim-1-3d", lambda T, a: T.prod(a, -1), rand((2, 3, 4))),
+    Case("prod-full-one-zero", lambda T, a: a.prod(), with_zeros([(1, 2)], (2, 3))),
+    Case("prod-full-two-zeros", lambda T, a: a.prod(), with_zeros([(0, 0), (1, 2)], (2, 3))),
+    Case("prod-dim-zeros", lambda T, a: a.prod(1), with_zeros([(0, 1), (2, 0), (2, 3)], (3, 4))),
+    Case("var-full", lambda T, a: a.var(), rand((3, 4))),
+    Case("var-dim1", lambda T, a: a.var(1), rand((3, 4))),
+    Case("var-biased-keepdim", lambda T, a: a.var(0, unbiased=False, keepdim=True), rand((3, 4))),
+    Case("var-correction-dims", lambda T, a: T.var(a, dim=(0, 2), correction=2), rand((2, 3, 4))),
+    Case("var-positional", lambda T, a: a.var(1, False, True), rand((3, 4))),
+    Case("std-full", lambda T, a: a.std(), rand((3, 4))),
+    Case("std-dim0-correction0", lambda T, a: a.std(0, correction=0), rand((3, 4))),
+    Case("std-function", lambda T, a: T.std(a, -1, keepdim=True), rand((2, 3, 4))),
+    Case("var_mean-full", lambda T, a: T.var_mean(a), rand((3, 4))),
+    Case("var_mean-dim1", lambda T, a: T.var_mean(a, 1), rand((3, 4))),
+    Case("var_mean-keepdim-biased", lambda T, a: T.var_mean(a, (0, 1), keepdim=True, correction=0),
+         rand((2, 3, 4))),
+    Case("var_mean-only-mean-used", lambda T, a: T.var_mean(a, 0)[1] * 2, rand((3, 4))),
+    Case("gather-dim1-repeated", lambda T, a: a.gather(1, const(T, GATHER_IDX)), rand((3, 4))),
+    Case("gather-dim0-smaller-index", lambda T, a: T.gather(a, 0, const(T, GATHER_IDX[:2, :2])),
+         rand((4, 3))),
+    Case("ravel-non-contiguous", lambda T, a: a.t().ravel() * 2, rand((3, 4))),
+]
+
 CASES = (REDUCTIONS + BROADCASTING + SCALARS + UNARY + SHAPE + INDEXING + COMBINE + MATMUL
-         + INPLACE + CUSTOM + COMPOSITE)
+         + INPLACE + CUSTOM + COMPOSITE + SURFACE)
 
 
 def _inputs(case, framework, seed=0):
@@ -399,6 +439,12 @@ SECOND_ORDER = [
     Case("log_softmax", lambda T, a: a.log_softmax(-1), rand((2, 3))),
     Case("sigmoid-div", lambda T, a, b: a.sigmoid() / b, rand((3,), (3,), low=0.5)),
     Case("custom-cube", fn_custom("Cube"), rand((3,))),
+    Case("prod-dim", lambda T, a: a.prod(1), rand((2, 3))),
+    Case("prod-zeros", lambda T, a: a.prod(1), with_zeros([(0, 1), (1, 0), (1, 2)], (2, 3))),
+    Case("var-dim", lambda T, a: a.var(1), rand((2, 3))),
+    Case("std", lambda T, a: a.std(0), rand((3, 2))),
+    Case("var_mean", lambda T, a: T.var_mean(a, 1), rand((2, 3))),
+    Case("gather", lambda T, a: a.gather(1, const(T, GATHER_IDX)), rand((3, 4))),
 ]
 
 

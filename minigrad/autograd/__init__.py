@@ -5,13 +5,17 @@ arguments and turn tensors into graph edges; the engine (``engine.py``) does the
 """
 import warnings
 
+from .. import grad_mode
+from ..grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from . import engine, graph
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
+from .graph import SavedTensor
 from .function import Function, FunctionCtx
 from .gradcheck import gradcheck, gradgradcheck
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "Variable", "gradcheck",
-           "gradgradcheck", "graph", "engine", "set_detect_anomaly", "detect_anomaly"]
+           "gradgradcheck", "graph", "engine", "set_detect_anomaly", "detect_anomaly", "grad_mode",
+           "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "SavedTensor"]
 
 
 def _as_tuple(tensors):
@@ -148,11 +152,38 @@ class _ExecutionEngine:
         engine.queue_callback(callback)
 
 
-class Variable:
-    """``torch.autograd.Variable``: kept, as in PyTorch, only for
-    ``Variable._execution_engine.queue_callback``."""
+class VariableMeta(type):
+    """Makes ``isinstance(t, Variable)`` true for every tensor, as in PyTorch."""
+
+    def __instancecheck__(cls, other):
+        from .._tensor import Tensor
+        return isinstance(other, Tensor)
+
+
+class Variable(metaclass=VariableMeta):
+    """``torch.autograd.Variable``: the pre-0.4 wrapper, now the tensor itself.
+
+    ``Variable(t, requires_grad=False)`` returns a new tensor over ``t``'s data and
+    version counter, out of the graph (like ``t.detach()``), with ``requires_grad``
+    set. ``Variable._execution_engine.queue_callback`` queues a final callback."""
 
     _execution_engine = _ExecutionEngine()
+
+    def __new__(cls, data=None, requires_grad=False, volatile=False):
+        from .._tensor import Tensor
+        if volatile:
+            warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` "
+                          "instead.", UserWarning, stacklevel=2)
+        if data is None:
+            from .._creation import empty
+            data = empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        if requires_grad and not data.is_floating_point():
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        out = data.detach()
+        out.requires_grad = requires_grad
+        return out
 
 
 queue_callback = engine.queue_callback

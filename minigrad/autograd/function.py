@@ -33,7 +33,29 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self):
+        """The tensors given to ``save_for_backward``, unpacked (through the saved-tensor
+        hooks' ``unpack``, and version-checked otherwise)."""
+        self._check_not_freed()
         return tuple(s.unpack(self) for s in self._packed_tensors)
+
+    @property
+    def saved_variables(self):
+        """Deprecated name of :attr:`saved_tensors`, as in PyTorch."""
+        import warnings
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning,
+                      stacklevel=2)
+        return self.saved_tensors
+
+    @property
+    def _raw_saved_tensors(self):
+        """The :class:`~minigrad.autograd.SavedTensor` objects themselves (to register
+        per-value hooks on, with ``register_hooks``)."""
+        self._check_not_freed()
+        return tuple(self._packed_tensors)
+
+    def _check_not_freed(self):
+        if self.__dict__.get("_freed_buffers"):
+            raise RuntimeError(graph.FREED_MESSAGE)
 
 
 class BackwardCFunction(Node, FunctionCtx):
@@ -56,6 +78,7 @@ class BackwardCFunction(Node, FunctionCtx):
         return tuple(g for g, is_tensor in zip(grads, self._is_tensor_arg) if is_tensor)
 
     def release_variables(self):
+        self._freed_buffers = True
         for saved in self._packed_tensors:
             saved.free()
 

@@ -38,6 +38,7 @@ __all__ = [
     "Node", "AccumulateGrad", "SavedTensor", "saved_tensors_hooks", "save_on_cpu",
     "save_on_disk", "save_compressed", "disable_saved_tensors_hooks",
     "register_multi_grad_hook", "register_op_forward_pre_hook", "register_op_forward_hook",
+    "allow_mutation_on_saved_tensors",
 ]
 
 ACCUMULATE_GRAD_SEQUENCE_NR = 2 ** 64 - 1      # UINT64_MAX: a ready leaf always runs next
@@ -659,3 +660,6 @@ def run_op_forward_hooks(op_name, args, output):
             if replaced is not None:
                 output = replaced
     return output
+
+
+from .allow_mutation import allow_mutation_on_saved_tensors  # noqa: E402 (it builds on the hooks above)

@@ -24,7 +24,7 @@ from collections import OrderedDict, namedtuple
 
 import numpy as np
 
-from ..._tensor import Tensor
+from ..._tensor import Size, Tensor
 from ...utils.hooks import BackwardHook, RemovableHandle
 from ..parameter import Buffer, Parameter
 
@@ -769,4 +769,4 @@ def _typename(obj):
 
 
 def _size_str(shape):
-    return "torch.Size([" + ", ".join(str(s) for s in shape) + "])"
+    return repr(Size(shape))
