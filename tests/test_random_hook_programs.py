@@ -70,13 +70,15 @@ TENSOR_KINDS = ("tensor", "tensor", "retain_grad", "pre", "post", "post_acc", "m
 MODULE_KINDS = ("fwd_pre", "fwd", "bwd", "bwd_pre")
 GLOBAL_KINDS = ("global_fwd_pre", "global_fwd", "global_bwd", "global_bwd_pre")
 
-# Left out of the generator because minigrad differs from torch there, each
-# reported to the lead with a minimal program (differences found and fixed are kept as
-# tests/differential/scenarios/h01_* ...). None is excluded from OPS today; ops the
-# generator does not draw and that differ in what reaches a pack hook:
-#   where, masked_fill, indexing with a list, nll_loss / cross_entropy -- PyTorch saves
-#   the condition / mask / indices / target and total_weight as tensors (they go through
-#   saved_tensors_hooks), minigrad keeps them as plain attributes.
+# Left out of the generator because minigrad differs from torch there (each reported to
+# the lead with a minimal program; differences found and fixed are kept as the
+# differential scenarios tests/differential/scenarios/h01_* ...):
+# * two distinct leaves stacked and summed over the stack (PyTorch's stolen gradients
+#   share memory; see the comment in programs());
+# * ops the generator does not draw and that differ in what reaches a pack hook: where,
+#   masked_fill, gather, indexing with a list, nll_loss / cross_entropy. PyTorch saves
+#   the condition / mask / index / indices / target and total_weight as tensors (they
+#   go through saved_tensors_hooks); minigrad keeps them as plain attributes.
 
 
 # --- the generator ------------------------------------------------------------------------
