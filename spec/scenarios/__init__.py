@@ -34,6 +34,7 @@ NAMES = (
     "c21_grad_fn_post_hooks_order",
     "c22_module_backward_hooks_prepend",
     "c23_global_module_hooks_first",
+    "c24_module_pre_hook_not_first",
 )
 
 VERDICTS = ("true", "false", "partly true")
