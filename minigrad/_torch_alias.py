@@ -31,9 +31,14 @@ import zipfile
 
 ISSUES_URL = "https://github.com/minigrad/minigrad/issues"
 
-# Parts of the minigrad package that are not PyTorch APIs: not imported eagerly by install().
+# minigrad's subpackages that mirror PyTorch's (torch.autograd, torch.nn, ...): install()
+# imports them and their submodules up front, so that a missing name in any of them gets
+# the error that names the PyTorch API. Others load on first use, as in PyTorch.
+_TORCH_SUBPACKAGES = ("autograd", "nn", "optim", "utils")
+# Parts of the minigrad package that are not PyTorch APIs: never aliased as torch.X.
 _NOT_TORCH_APIS = ("minigrad.exercises", "minigrad.viz", "minigrad.data", "minigrad.models",
-                   "minigrad.run", "minigrad.diff", "minigrad._torch_alias")
+                   "minigrad.run", "minigrad.diff", "minigrad.trace", "minigrad.grade",
+                   "minigrad._torch_alias")
 
 _state = {"script": "SCRIPT.py"}  # the script being run, for the hints in error messages
 
@@ -99,21 +104,20 @@ class _TorchToMinigrad(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         module.__spec__ = module.__spec__.loader_state
 
 
-def _public_submodules():
-    """Names of minigrad's modules that mirror PyTorch's, found without importing the
-    others (``minigrad.viz`` would import matplotlib)."""
+def _torch_submodules():
+    """Names of the modules in minigrad's subpackages that mirror PyTorch's, found
+    without importing anything else."""
     import minigrad
     names, todo = [], [("minigrad", minigrad.__path__)]
     while todo:
         prefix, path = todo.pop()
         for info in pkgutil.iter_modules(path):
             name = f"{prefix}.{info.name}"
-            if name.startswith(_NOT_TORCH_APIS):
+            if prefix == "minigrad" and info.name not in _TORCH_SUBPACKAGES:
                 continue
             names.append(name)
             if info.ispkg:
-                spec = importlib.util.find_spec(name)
-                todo.append((name, spec.submodule_search_locations))
+                todo.append((name, importlib.util.find_spec(name).submodule_search_locations))
     return sorted(names)
 
 
@@ -136,7 +140,7 @@ def install(script=None):
     if "torch" in sys.modules:
         raise RuntimeError("real torch was imported before the minigrad redirect was installed")
     import minigrad
-    for name in _public_submodules():
+    for name in _torch_submodules():
         try:
             importlib.import_module(name)
         except ImportError:
