@@ -5,7 +5,6 @@ returns a :class:`RemovableHandle`. Hooks are kept in one ordered dict per owner
 keyed by the handle's id, so removing one is O(1), idempotent, and leaves the
 others in order.
 """
-import itertools
 import weakref
 
 
@@ -14,14 +13,18 @@ class RemovableHandle:
     dict(s) it was registered in; usable as a context manager (removes on exit).
 
     ``extra_dict`` names further dicts the same id lives in (the module keeps
-    ``always_call`` and ``with_kwargs`` flags that way)."""
+    ``always_call`` and ``with_kwargs`` flags that way).
 
-    _next_id = itertools.count()
+    Ids count up from 0 in the process, one per handle, in ``RemovableHandle.next_id``
+    as in PyTorch (hook dicts print them: ``OrderedDict([(3, <function ...>)])``)."""
+
+    next_id = 0
 
     def __init__(self, hooks_dict, *, extra_dict=None):
         # hooks_dict is an OrderedDict: plain dicts cannot be weakly referenced.
         self.hooks_dict_ref = weakref.ref(hooks_dict)
-        self.id = next(RemovableHandle._next_id)
+        self.id = RemovableHandle.next_id
+        RemovableHandle.next_id += 1
         if extra_dict is None:
             extra = ()
         elif isinstance(extra_dict, dict):
