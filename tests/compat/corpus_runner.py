@@ -10,7 +10,7 @@ time; here each script runs with ``runpy`` in a fresh ``__main__`` namespace, ex
 ``python -m minigrad.run`` runs it (same redirect, same ``run_script``), with its stdout
 and stderr captured separately. Between scripts the state that leaks across scripts in
 one process is reset: grad mode, print options, default dtype, anomaly mode, global
-module hooks, the warnings registry, the RNG seed, the working directory.
+module hooks, hook-handle ids, the warnings registry, the RNG seed, the working directory.
 
 OUT.json maps each script's file name to ``{"stdout", "stderr", "returncode", "seconds"}``.
 """
@@ -46,6 +46,7 @@ def reset_state(torch):
                 value.clear()
     if hasattr(module_module, "_global_is_full_backward_hook"):
         module_module._global_is_full_backward_hook = None
+    torch.utils.hooks.RemovableHandle.next_id = 0  # hook dicts print handle ids
     torch.manual_seed(0)
     gc.collect()
 
@@ -60,6 +61,7 @@ def main(argv):
         raise SystemExit(f"unknown framework {framework!r}: torch or minigrad")
     import torch
     import torch.nn.modules.module  # noqa: F401 - for reset_state
+    import torch.utils.hooks  # noqa: F401
     cwd, path0 = os.getcwd(), sys.path[0]
     results = {}
     for script in scripts:
