@@ -5,7 +5,21 @@ returns a :class:`RemovableHandle`. Hooks are kept in one ordered dict per owner
 keyed by the handle's id, so removing one is O(1), idempotent, and leaves the
 others in order.
 """
+import os
+import sys
 import weakref
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _first_frame_outside_minigrad():
+    """The ``stacklevel`` that makes a warning issued by the caller point at the first
+    frame outside minigrad: the user's ``backward()`` line, where PyTorch's warnings
+    from inside a backward pass point (its engine is C++, so it has no frames between)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 class RemovableHandle:
@@ -173,7 +187,7 @@ class BackwardHook:
                         "to module outputs since no inputs require gradients. See "
                         "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
                         "#torch.nn.Module.register_full_backward_hook for more details.",
-                        stacklevel=5)
+                        stacklevel=_first_frame_outside_minigrad())
                     grad_inputs = self._pack_with_none([], [], self.n_inputs)
                     for user_hook in self.user_hooks:
                         res = user_hook(self.module, grad_inputs, self.grad_outputs)
