@@ -56,6 +56,18 @@ def _max_dim_forward(x, dim, keepdim, reduce=np.argmax):
     return values, np.expand_dims(idx, dim)
 
 
+def _norm_backward(g, s):
+    # PyTorch's norm_backward for ord 2: self * (grad / result), 0 where the norm is 0.
+    result = s.result
+    if s.dim is not None and not s.keepdim:
+        for d in sorted(s.dim):
+            g, result = g.unsqueeze(d), result.unsqueeze(d)
+    zero = result._array == 0
+    if not zero.any():
+        return g * s.self / result
+    return g * s.self / (result + _mask(zero, result)) * _mask(~zero, result)
+
+
 def _clamp_forward(x, min=None, max=None):
     return np.clip(x, min, max) if (min is not None or max is not None) else x.copy()
 
@@ -208,10 +220,9 @@ min_dim = Op("min", "MinBackward0", lambda x, **kw: _max_dim_forward(x, reduce=n
              multi_output=True, saves={"indices": None}, saved_attrs=("dim", "keepdim", "self_sym_sizes"),
              grads={"self": lambda grads, s: _select_backward(grads[0], s)})
 norm = Op("linalg_vector_norm", "LinalgVectorNormBackward0",
-          _quiet(lambda x, ord, dim, keepdim: np.sqrt(np.sum(x * x))), saves={"self": None, "result": None},
-          saved_attrs=("dim", "keepdim", "ord"),
-          grads={"self": lambda g, s: g * s.self / s.result if float(s.result._array) != 0.0
-                 else g * s.self * 0.0})
+          _quiet(lambda x, ord, dim, keepdim: np.sqrt(np.sum(x * x, axis=dim, keepdims=keepdim))),
+          saves={"self": None, "result": None}, saved_attrs=("dim", "keepdim", "ord"),
+          grads={"self": lambda g, s: _norm_backward(g, s)})
 softmax = Op("_softmax", "SoftmaxBackward0", _quiet(_softmax), saves={"result": None}, saved_attrs=("dim",),
              grads={"self": lambda g, s: apply_op(softmax_backward, (g, s.result), {"dim": s.dim})})
 log_softmax = Op("_log_softmax", "LogSoftmaxBackward0", _quiet(_log_softmax), saves={"result": None},
