@@ -198,6 +198,13 @@ for name in ("max", "min"):
         Case(f"{name}-function", lambda T, a, n=name: getattr(T, n)(a), distinct((2, 3))),
     ]
 
+REDUCTIONS += [
+    Case("norm-full", lambda T, a: a.norm(), rand((3, 4))),
+    Case("norm-dim1", lambda T, a: a.norm(2, dim=1), rand((3, 4))),
+    Case("norm-dim-1-keepdim", lambda T, a: a.norm(dim=-1, keepdim=True), rand((2, 3, 4))),
+    Case("norm-dims(0,2)", lambda T, a: a.norm(dim=(0, 2)), rand((2, 3, 4))),
+]
+
 BINARY = {
     "add": (lambda T, a, b: a + b, rand),
     "sub": (lambda T, a, b: a - b, rand),
