@@ -135,8 +135,27 @@ def custom_functions(T):
             (x,) = ctx.saved_tensors
             return g * 2 * x
 
+    class ScaledTanh(T.autograd.Function):
+        """The setup_context style: forward(x, scale) without ctx; setup_context saves
+        the output and keeps the non-tensor scale on ctx."""
+
+        @staticmethod
+        def forward(x, scale):
+            return x.tanh() * scale
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.scale = inputs[1]
+            ctx.save_for_backward(output)
+
+        @staticmethod
+        def backward(ctx, g):
+            (out,) = ctx.saved_tensors
+            t = out / ctx.scale
+            return g * ctx.scale * (1 - t * t), None
+
     return {"Cube": Cube, "MulAdd": MulAdd, "ExpSaveOutput": ExpSaveOutput,
-            "WrongCube": WrongCube}
+            "WrongCube": WrongCube, "ScaledTanh": ScaledTanh}
 
 
 def fn_custom(name):
@@ -355,6 +374,8 @@ CUSTOM = [
     Case("custom-cube", fn_custom("Cube"), rand((3, 2))),
     Case("custom-two-in-two-out", fn_custom("MulAdd"), rand((3,), (3,))),
     Case("custom-saves-output", fn_custom("ExpSaveOutput"), rand((2, 2))),
+    Case("custom-setup-context", lambda T, a: custom_functions(T)["ScaledTanh"].apply(a, 2.5),
+         rand((2, 3))),
     Case("custom-in-a-graph", lambda T, a: fn_custom("Cube")(T, a.tanh()).sum(0) * a[0],
          rand((3, 2))),
 ]
