@@ -69,6 +69,7 @@ _METADATA = {
     "sizes": lambda t: t._array.shape,
     "strides": lambda t: tuple(s // t._array.itemsize for s in t._array.strides),
     "numel": lambda t: t._array.size,
+    "argsize_0": lambda t: t._array.shape[0],
     "argsize_minus_1": lambda t: t._array.shape[-1],
     "argsize_minus_2": lambda t: t._array.shape[-2],
 }

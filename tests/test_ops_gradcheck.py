@@ -387,6 +387,10 @@ COMPOSITE = [
     Case("softmax-cross-entropy-like",
          lambda T, z: -(z.log_softmax(1)[[0, 1, 2], [1, 0, 3]]).mean(), rand((3, 4))),
     Case("tensor-used-three-times", lambda T, a: a * a.exp() + a.sigmoid(), rand((3,))),
+    Case("embedding", lambda T, w: T.nn.functional.embedding(const(T, [[0, 2, 2], [3, 0, 1]]), w),
+         rand((4, 3))),
+    Case("adaptive-avg-pool2d-1", lambda T, x: T.nn.functional.adaptive_avg_pool2d(x, 1),
+         rand((2, 3, 4, 5))),
 ]
 
 def with_zeros(positions, *shapes):
