@@ -389,6 +389,7 @@ COMPOSITE = [
     Case("tensor-used-three-times", lambda T, a: a * a.exp() + a.sigmoid(), rand((3,))),
     Case("embedding", lambda T, w: T.nn.functional.embedding(const(T, [[0, 2, 2], [3, 0, 1]]), w),
          rand((4, 3))),
+    Case("gelu", lambda T, x: T.nn.functional.gelu(x), rand((2, 5), low=-3.0, high=3.0)),
     Case("adaptive-avg-pool2d-1", lambda T, x: T.nn.functional.adaptive_avg_pool2d(x, 1),
          rand((2, 3, 4, 5))),
 ]
@@ -470,6 +471,7 @@ SECOND_ORDER = [
     Case("softmax", lambda T, a: a.softmax(1), rand((2, 3))),
     Case("log_softmax", lambda T, a: a.log_softmax(-1), rand((2, 3))),
     Case("sigmoid-div", lambda T, a, b: a.sigmoid() / b, rand((3,), (3,), low=0.5)),
+    Case("gelu", lambda T, a: T.nn.functional.gelu(a), rand((2, 3), low=-3.0, high=3.0)),
     Case("custom-cube", fn_custom("Cube"), rand((3,))),
     Case("prod-dim", lambda T, a: a.prod(1), rand((2, 3))),
     Case("prod-zeros", lambda T, a: a.prod(1), with_zeros([(0, 1), (1, 0), (1, 2)], (2, 3))),

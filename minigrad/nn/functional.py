@@ -11,6 +11,8 @@ Backward formulas are written with minigrad ops, so ``create_graph=True`` gives
 double backward through every one of them: conv's input gradient is a ``col2im`` and
 ``col2im``'s backward is an ``im2col``, and the other way round.
 """
+import math
+
 import numpy as np
 
 from .. import _creation, dtypes
@@ -21,7 +23,7 @@ from . import _im2col
 __all__ = [
     "linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "conv2d", "max_pool2d",
     "unfold", "fold", "mse_loss", "nll_loss", "cross_entropy", "dropout", "layer_norm",
-    "batch_norm", "flatten", "embedding", "adaptive_avg_pool2d",
+    "batch_norm", "flatten", "embedding", "adaptive_avg_pool2d", "gelu",
 ]
 
 
@@ -393,6 +395,54 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 def flatten(input, start_dim=0, end_dim=-1):
     return input.flatten(start_dim, end_dim)
+
+
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+def _in_float64(fn):
+    """Compute ``fn`` in float64 and round once to the input's dtype (as for exp/tanh)."""
+    def forward(*arrays, **kw):
+        return np.asarray(fn(*(a.astype(np.float64) for a in arrays), **kw)).astype(arrays[0].dtype)
+    return forward
+
+
+def _gelu_cdf(x):
+    return 0.5 * (1.0 + _erf(x / math.sqrt(2.0)).astype(np.float64))
+
+
+def _gelu_pdf(x):
+    return np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
+
+
+def _gelu_double_backward(gg, s, wrt):
+    # gelu''(x) = pdf(x) * (2 - x**2)
+    if wrt == "grad_output":
+        return apply_op(gelu_backward_op, (gg, s.self), {"approximate": s.approximate})
+    x = s.self._array.astype(np.float64)
+    second = _const((_gelu_pdf(x) * (2.0 - x * x)).astype(s.self._array.dtype))
+    return gg * s.grad_output * second
+
+
+gelu_backward_op = Op("gelu_backward", "GeluBackwardBackward0",
+                      _in_float64(lambda g, x, approximate: g * (_gelu_cdf(x) + x * _gelu_pdf(x))),
+                      ("grad_output", "self"), saves={"grad_output": None, "self": None},
+                      saved_attrs=("approximate",),
+                      grads={"grad_output": lambda gg, s: _gelu_double_backward(gg, s, "grad_output"),
+                             "self": lambda gg, s: _gelu_double_backward(gg, s, "self")})
+
+gelu_op = Op("gelu", "GeluBackward0", _in_float64(lambda x, approximate: x * _gelu_cdf(x)),
+             saves={"self": None}, saved_attrs=("approximate",),
+             grads={"self": lambda g, s: apply_op(gelu_backward_op, (g, s.self),
+                                                  {"approximate": s.approximate})})
+
+
+def gelu(input, approximate="none"):
+    """``F.gelu``: ``x * Phi(x)`` (node ``GeluBackward0``); ``approximate="tanh"`` is not
+    supported yet."""
+    if approximate != "none":
+        raise NotImplementedError(f"minigrad's gelu supports approximate='none' only, got {approximate!r}")
+    return apply_op(gelu_op, (input,), {"approximate": approximate})
 
 
 def _embedding_dense_backward(g, indices, num_weights, padding_idx, scale_grad_by_freq):

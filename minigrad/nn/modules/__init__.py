@@ -4,7 +4,7 @@ from .container import ModuleDict, ModuleList, Sequential
 from .linear import Identity, Linear
 from .conv import Conv2d
 from .pooling import AdaptiveAvgPool2d, MaxPool2d
-from .activation import LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .activation import GELU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from .flatten import Flatten
 from .dropout import Dropout
 from .normalization import LayerNorm
@@ -13,5 +13,6 @@ from .loss import CrossEntropyLoss, MSELoss, NLLLoss
 from .sparse import Embedding
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Identity", "Linear", "Conv2d",
-           "MaxPool2d", "AdaptiveAvgPool2d", "Embedding", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Flatten", "Dropout",
+           "MaxPool2d", "AdaptiveAvgPool2d", "Embedding", "ReLU", "GELU", "Tanh", "Sigmoid",
+           "Softmax", "LogSoftmax", "Flatten", "Dropout",
            "LayerNorm", "BatchNorm1d", "BatchNorm2d", "MSELoss", "NLLLoss", "CrossEntropyLoss"]
