@@ -22,7 +22,7 @@ class Adam(Optimizer):
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
-                 differentiable=False, fused=None):
+                 differentiable=False, fused=None, decoupled_weight_decay=None):
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if eps < 0.0:
@@ -33,8 +33,15 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         if weight_decay < 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if differentiable:
+            raise NotImplementedError("minigrad's optimizers do not support differentiable=True")
+        if decoupled_weight_decay is None:
+            decoupled_weight_decay = self._decoupled
+        # foreach, fused and capturable name PyTorch's other kernels: kept as options
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
-                                      amsgrad=amsgrad, maximize=maximize))
+                                      amsgrad=amsgrad, maximize=maximize, foreach=foreach,
+                                      capturable=capturable, differentiable=differentiable,
+                                      fused=fused, decoupled_weight_decay=decoupled_weight_decay))
 
     def step(self, closure=None):
         loss = self._closure_loss(closure)
@@ -56,7 +63,7 @@ class Adam(Optimizer):
                 state["step"]._array += np.float32(1)
                 t = float(state["step"]._array)
                 if wd != 0:
-                    if self._decoupled:
+                    if group.get("decoupled_weight_decay", self._decoupled):
                         x = x * _f(1 - lr * wd, x)
                     else:
                         g = g + _f(wd, x) * x
