@@ -197,3 +197,4 @@ for _name in ("exp", "log", "tanh", "sigmoid", "relu", "abs", "sqrt", "sin", "co
               "isfinite", "gather", "prod", "var", "std", "ravel"):
     globals()[_name] = _method(_name)
 del _name
+topk = _method("topk")

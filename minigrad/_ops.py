@@ -68,6 +68,28 @@ def _norm_backward(g, s):
     return g * s.self / (result + _mask(zero, result)) * _mask(~zero, result)
 
 
+def _topk_forward(x, k, dim, largest, sorted):
+    d = dim % x.ndim
+    # a stable sort: among equal values the lower index comes first, as in PyTorch
+    order = np.argsort(-x if largest else x, axis=d, kind="stable")
+    indices = np.take(order, np.arange(k), axis=d)
+    return np.take_along_axis(x, indices, axis=d), indices.astype(np.int64)
+
+
+def _topk_backward(grads, s):
+    # Each of the k gradients goes back to the position it was taken from.
+    g, sizes = grads[0], s.self_sym_sizes
+    d = s.dim % len(sizes)
+    indices = s.indices._array
+    total = _tensor.Tensor._wrap(np.zeros(sizes, dtype=g._array.dtype))
+    for j in range(indices.shape[d]):
+        hit = np.zeros(sizes, dtype=bool)
+        np.put_along_axis(hit, np.take(indices, [j], axis=d), True, axis=d)
+        key = (builtins.slice(None),) * d + (builtins.slice(j, j + 1),)   # `slice` is an op here
+        total = total + g[key] * _mask(hit, g)
+    return total
+
+
 def _clamp_forward(x, min=None, max=None):
     return np.clip(x, min, max) if (min is not None or max is not None) else x.copy()
 
@@ -219,6 +241,8 @@ max_dim = Op("max", "MaxBackward0", _max_dim_forward, multi_output=True, saves={
 min_dim = Op("min", "MinBackward0", lambda x, **kw: _max_dim_forward(x, reduce=np.argmin, **kw),
              multi_output=True, saves={"indices": None}, saved_attrs=("dim", "keepdim", "self_sym_sizes"),
              grads={"self": lambda grads, s: _select_backward(grads[0], s)})
+topk = Op("topk", "TopkBackward0", _topk_forward, multi_output=True, saves={"indices": None},
+          saved_attrs=("dim", "self_sym_sizes"), grads={"self": _topk_backward})
 norm = Op("linalg_vector_norm", "LinalgVectorNormBackward0",
           _quiet(lambda x, ord, dim, keepdim: np.sqrt(np.sum(x * x, axis=dim, keepdims=keepdim))),
           saves={"self": None, "result": None}, saved_attrs=("dim", "keepdim", "ord"),

@@ -585,6 +585,16 @@ class Tensor:
         values, indices = apply_op(ops.min_dim, (self,), {"dim": _dim(dim, self._array.ndim), "keepdim": keepdim})
         return return_types.min(values, indices)
 
+    def topk(self, k, dim=-1, largest=True, sorted=True):
+        """``Tensor.topk(k, dim=-1, largest=True, sorted=True)``: the k largest (smallest)
+        values along ``dim`` and their indices (node ``TopkBackward0``); always sorted."""
+        _dim(dim, self._array.ndim)     # the usual dimension check
+        if not 0 <= k <= (self._array.shape[dim] if self._array.ndim else 1):
+            raise RuntimeError("selected index k out of range")
+        values, indices = apply_op(ops.topk, (self,), {"k": k, "dim": dim, "largest": largest,
+                                                       "sorted": sorted})
+        return return_types.topk(values, indices)
+
     def norm(self, p=2, dim=None, keepdim=False):
         """``Tensor.norm(p=2, dim=None, keepdim=False)``: the Euclidean norm of all
         elements, or along ``dim`` (an int or a tuple of ints); ``p=2`` only."""

@@ -206,6 +206,10 @@ for name in ("sum", "mean"):
         Case(f"{name}-dims(1,-1)", lambda T, a, n=name: getattr(a, n)(dim=(1, -1)), rand((2, 3, 4))),
         Case(f"{name}-function", lambda T, a, n=name: getattr(T, n)(a, 1), rand((3, 4))),
     ]
+REDUCTIONS += [
+    Case("topk-last-dim", lambda T, a: a.topk(2).values, distinct((3, 4))),
+    Case("topk-dim0-smallest", lambda T, a: T.topk(a, 2, dim=0, largest=False)[0], distinct((3, 4))),
+]
 for name in ("max", "min"):
     # PyTorch's max/min take one int dim (a tuple raises TypeError; see the test below).
     REDUCTIONS += [
