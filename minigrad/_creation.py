@@ -173,6 +173,11 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return tuple(apply_op(ops.var_mean, (input,), input._var_attrs(dim, unbiased, keepdim, correction)))
 
 
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``torch.std_mean``: ``(std, mean)`` from one node, ``StdMeanBackward0``."""
+    return tuple(apply_op(ops.std_mean, (input,), input._var_attrs(dim, unbiased, keepdim, correction)))
+
+
 def numel(input):
     return input.numel()
 

@@ -62,7 +62,7 @@ class Op:
                              f"neither an input {sorted(names)} nor an output {sorted(_OUTPUT_NAMES)}")
 
 
-_OUTPUT_NAMES = {"result": 0, "result1": 1, "indices": 1, "result2": 2}    # saved names meaning outputs
+_OUTPUT_NAMES = {"result": 0, "result0": 0, "result1": 1, "indices": 1, "result2": 2}    # saved names meaning outputs
 
 # The shape metadata PyTorch's nodes keep about an input (``_saved_self_sym_sizes``).
 _METADATA = {

@@ -526,17 +526,18 @@ def _var_backward(g, s):
     return _keep(g, s) * (2.0 / dof) * (x - x.mean(dims, keepdim=True))
 
 
-def _std_backward(g, s):
+def _std_backward(g, s, result=None):
     # d std = d var / (2 std); a zero std gives a zero gradient, as in PyTorch.
-    g = (g / (s.result * 2)).masked_fill(_tensor.Tensor._wrap(s.result._array == 0), 0.0)
+    result = s.result if result is None else result
+    g = (g / (result * 2)).masked_fill(_tensor.Tensor._wrap(result._array == 0), 0.0)
     return _var_backward(g, s)
 
 
-def _var_mean_backward(grads, s):
+def _var_mean_backward(grads, s, std=False):
     g_var, g_mean = grads
     out = None
     if g_var is not None:
-        out = _var_backward(g_var, s)
+        out = _std_backward(g_var, s, s.result0) if std else _var_backward(g_var, s)
     if g_mean is not None:
         n = _reduced_count(s.self._array.shape, s.dim)
         term = _keep(g_mean, s).expand(s.self._array.shape) / float(n)
@@ -555,3 +556,10 @@ var_mean = Op("var_mean", "VarMeanBackward0",
                   np.mean(x, axis=dim, keepdims=keepdim).astype(x.dtype)),
               multi_output=True, saves={"self": None}, saved_attrs=("correction", "dim", "keepdim"),
               grads={"self": _var_mean_backward})
+std_mean = Op("std_mean", "StdMeanBackward0",
+              _quiet(lambda x, dim, correction, keepdim: (
+                  np.sqrt(_var_forward(x, dim, correction, keepdim)),
+                  np.mean(x, axis=dim, keepdims=keepdim).astype(x.dtype))),
+              multi_output=True, saves={"self": None, "result0": None},
+              saved_attrs=("correction", "dim", "keepdim"),
+              grads={"self": lambda grads, s: _var_mean_backward(grads, s, std=True)})

@@ -432,6 +432,9 @@ SURFACE = [
     Case("var_mean-keepdim-biased", lambda T, a: T.var_mean(a, (0, 1), keepdim=True, correction=0),
          rand((2, 3, 4))),
     Case("var_mean-only-mean-used", lambda T, a: T.var_mean(a, 0)[1] * 2, rand((3, 4))),
+    Case("std_mean-full", lambda T, a: T.std_mean(a), rand((3, 4))),
+    Case("std_mean-dim1-keepdim", lambda T, a: T.std_mean(a, 1, keepdim=True), rand((3, 4))),
+    Case("std_mean-only-std-used", lambda T, a: T.std_mean(a, 0, correction=0)[0] * 2, rand((3, 4))),
     Case("gather-dim1-repeated", lambda T, a: a.gather(1, const(T, GATHER_IDX)), rand((3, 4))),
     Case("gather-dim0-smaller-index", lambda T, a: T.gather(a, 0, const(T, GATHER_IDX[:2, :2])),
          rand((4, 3))),
@@ -482,6 +485,7 @@ SECOND_ORDER = [
     Case("var-dim", lambda T, a: a.var(1), rand((2, 3))),
     Case("std", lambda T, a: a.std(0), rand((3, 2))),
     Case("var_mean", lambda T, a: T.var_mean(a, 1), rand((2, 3))),
+    Case("std_mean", lambda T, a: T.std_mean(a, 1), rand((2, 3))),
     Case("gather", lambda T, a: a.gather(1, const(T, GATHER_IDX)), rand((3, 4))),
 ]
 
