@@ -21,6 +21,7 @@ from ._creation import (abs, add, all, allclose, any, arange, argmax, as_tensor,
                         softmax, split, sqrt, squeeze, stack, sub, sum, t, tanh, transpose, unbind,
                         unsqueeze, where, zeros, zeros_like)
 from .serialization import load, save
+from ._creation import std_mean, topk
 from . import autograd
 from . import cuda
 from . import utils

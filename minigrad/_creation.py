@@ -173,6 +173,11 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return tuple(apply_op(ops.var_mean, (input,), input._var_attrs(dim, unbiased, keepdim, correction)))
 
 
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``torch.std_mean``: ``(std, mean)`` from one node, ``StdMeanBackward0``."""
+    return tuple(apply_op(ops.std_mean, (input,), input._var_attrs(dim, unbiased, keepdim, correction)))
+
+
 def numel(input):
     return input.numel()
 
@@ -197,3 +202,4 @@ for _name in ("exp", "log", "tanh", "sigmoid", "relu", "abs", "sqrt", "sin", "co
               "isfinite", "gather", "prod", "var", "std", "ravel"):
     globals()[_name] = _method(_name)
 del _name
+topk = _method("topk")

@@ -62,13 +62,14 @@ class Op:
                              f"neither an input {sorted(names)} nor an output {sorted(_OUTPUT_NAMES)}")
 
 
-_OUTPUT_NAMES = {"result": 0, "result1": 1, "indices": 1, "result2": 2}    # saved names meaning outputs
+_OUTPUT_NAMES = {"result": 0, "result0": 0, "result1": 1, "indices": 1, "result2": 2}    # saved names meaning outputs
 
 # The shape metadata PyTorch's nodes keep about an input (``_saved_self_sym_sizes``).
 _METADATA = {
     "sizes": lambda t: t._array.shape,
     "strides": lambda t: tuple(s // t._array.itemsize for s in t._array.strides),
     "numel": lambda t: t._array.size,
+    "argsize_0": lambda t: t._array.shape[0],
     "argsize_minus_1": lambda t: t._array.shape[-1],
     "argsize_minus_2": lambda t: t._array.shape[-2],
 }

@@ -56,6 +56,40 @@ def _max_dim_forward(x, dim, keepdim, reduce=np.argmax):
     return values, np.expand_dims(idx, dim)
 
 
+def _norm_backward(g, s):
+    # PyTorch's norm_backward for ord 2: self * (grad / result), 0 where the norm is 0.
+    result = s.result
+    if s.dim is not None and not s.keepdim:
+        for d in sorted(s.dim):
+            g, result = g.unsqueeze(d), result.unsqueeze(d)
+    zero = result._array == 0
+    if not zero.any():
+        return g * s.self / result
+    return g * s.self / (result + _mask(zero, result)) * _mask(~zero, result)
+
+
+def _topk_forward(x, k, dim, largest, sorted):
+    d = dim % x.ndim
+    # a stable sort: among equal values the lower index comes first, as in PyTorch
+    order = np.argsort(-x if largest else x, axis=d, kind="stable")
+    indices = np.take(order, np.arange(k), axis=d)
+    return np.take_along_axis(x, indices, axis=d), indices.astype(np.int64)
+
+
+def _topk_backward(grads, s):
+    # Each of the k gradients goes back to the position it was taken from.
+    g, sizes = grads[0], s.self_sym_sizes
+    d = s.dim % len(sizes)
+    indices = s.indices._array
+    total = _tensor.Tensor._wrap(np.zeros(sizes, dtype=g._array.dtype))
+    for j in range(indices.shape[d]):
+        hit = np.zeros(sizes, dtype=bool)
+        np.put_along_axis(hit, np.take(indices, [j], axis=d), True, axis=d)
+        key = (builtins.slice(None),) * d + (builtins.slice(j, j + 1),)   # `slice` is an op here
+        total = total + g[key] * _mask(hit, g)
+    return total
+
+
 def _clamp_forward(x, min=None, max=None):
     return np.clip(x, min, max) if (min is not None or max is not None) else x.copy()
 
@@ -207,11 +241,12 @@ max_dim = Op("max", "MaxBackward0", _max_dim_forward, multi_output=True, saves={
 min_dim = Op("min", "MinBackward0", lambda x, **kw: _max_dim_forward(x, reduce=np.argmin, **kw),
              multi_output=True, saves={"indices": None}, saved_attrs=("dim", "keepdim", "self_sym_sizes"),
              grads={"self": lambda grads, s: _select_backward(grads[0], s)})
+topk = Op("topk", "TopkBackward0", _topk_forward, multi_output=True, saves={"indices": None},
+          saved_attrs=("dim", "self_sym_sizes"), grads={"self": _topk_backward})
 norm = Op("linalg_vector_norm", "LinalgVectorNormBackward0",
-          _quiet(lambda x, ord, dim, keepdim: np.sqrt(np.sum(x * x))), saves={"self": None, "result": None},
-          saved_attrs=("dim", "keepdim", "ord"),
-          grads={"self": lambda g, s: g * s.self / s.result if float(s.result._array) != 0.0
-                 else g * s.self * 0.0})
+          _quiet(lambda x, ord, dim, keepdim: np.sqrt(np.sum(x * x, axis=dim, keepdims=keepdim))),
+          saves={"self": None, "result": None}, saved_attrs=("dim", "keepdim", "ord"),
+          grads={"self": lambda g, s: _norm_backward(g, s)})
 softmax = Op("_softmax", "SoftmaxBackward0", _quiet(_softmax), saves={"result": None}, saved_attrs=("dim",),
              grads={"self": lambda g, s: apply_op(softmax_backward, (g, s.result), {"dim": s.dim})})
 log_softmax = Op("_log_softmax", "LogSoftmaxBackward0", _quiet(_log_softmax), saves={"result": None},
@@ -491,17 +526,18 @@ def _var_backward(g, s):
     return _keep(g, s) * (2.0 / dof) * (x - x.mean(dims, keepdim=True))
 
 
-def _std_backward(g, s):
+def _std_backward(g, s, result=None):
     # d std = d var / (2 std); a zero std gives a zero gradient, as in PyTorch.
-    g = (g / (s.result * 2)).masked_fill(_tensor.Tensor._wrap(s.result._array == 0), 0.0)
+    result = s.result if result is None else result
+    g = (g / (result * 2)).masked_fill(_tensor.Tensor._wrap(result._array == 0), 0.0)
     return _var_backward(g, s)
 
 
-def _var_mean_backward(grads, s):
+def _var_mean_backward(grads, s, std=False):
     g_var, g_mean = grads
     out = None
     if g_var is not None:
-        out = _var_backward(g_var, s)
+        out = _std_backward(g_var, s, s.result0) if std else _var_backward(g_var, s)
     if g_mean is not None:
         n = _reduced_count(s.self._array.shape, s.dim)
         term = _keep(g_mean, s).expand(s.self._array.shape) / float(n)
@@ -520,3 +556,10 @@ var_mean = Op("var_mean", "VarMeanBackward0",
                   np.mean(x, axis=dim, keepdims=keepdim).astype(x.dtype)),
               multi_output=True, saves={"self": None}, saved_attrs=("correction", "dim", "keepdim"),
               grads={"self": _var_mean_backward})
+std_mean = Op("std_mean", "StdMeanBackward0",
+              _quiet(lambda x, dim, correction, keepdim: (
+                  np.sqrt(_var_forward(x, dim, correction, keepdim)),
+                  np.mean(x, axis=dim, keepdims=keepdim).astype(x.dtype))),
+              multi_output=True, saves={"self": None, "result0": None},
+              saved_attrs=("correction", "dim", "keepdim"),
+              grads={"self": lambda grads, s: _var_mean_backward(grads, s, std=True)})

@@ -100,6 +100,10 @@ class Tensor:
     def numel(self):
         return int(self._array.size)
 
+    def nelement(self):
+        """``Tensor.nelement()``: another name for ``numel()``."""
+        return self.numel()
+
     def element_size(self):
         """``Tensor.element_size()``: bytes per element (4 for float32)."""
         return int(self._array.itemsize)
@@ -581,11 +585,25 @@ class Tensor:
         values, indices = apply_op(ops.min_dim, (self,), {"dim": _dim(dim, self._array.ndim), "keepdim": keepdim})
         return return_types.min(values, indices)
 
-    def norm(self, p=2):
-        """``Tensor.norm()``: the Euclidean norm of all elements (``p=2`` only)."""
-        if p != 2:
-            raise NotImplementedError("minigrad's norm supports p=2 only")
-        return apply_op(ops.norm, (self,), {"ord": 2, "dim": None, "keepdim": False})
+    def topk(self, k, dim=-1, largest=True, sorted=True):
+        """``Tensor.topk(k, dim=-1, largest=True, sorted=True)``: the k largest (smallest)
+        values along ``dim`` and their indices (node ``TopkBackward0``); always sorted."""
+        _dim(dim, self._array.ndim)     # the usual dimension check
+        if not 0 <= k <= (self._array.shape[dim] if self._array.ndim else 1):
+            raise RuntimeError("selected index k out of range")
+        values, indices = apply_op(ops.topk, (self,), {"k": k, "dim": dim, "largest": largest,
+                                                       "sorted": sorted})
+        return return_types.topk(values, indices)
+
+    def norm(self, p=2, dim=None, keepdim=False):
+        """``Tensor.norm(p=2, dim=None, keepdim=False)``: the Euclidean norm of all
+        elements, or along ``dim`` (an int or a tuple of ints); ``p=2`` only."""
+        if p not in (2, 2.0, "fro"):
+            raise NotImplementedError(f"minigrad's norm supports p=2 only, got p={p!r}")
+        if dim is not None:
+            dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+            dim = tuple(_dim(d, self._array.ndim) for d in dims)
+        return apply_op(ops.norm, (self,), {"ord": 2, "dim": dim, "keepdim": keepdim})
 
     def all(self, dim=None, keepdim=False):
         """``Tensor.all``: True where every element (of the reduced dims) is nonzero; a

@@ -28,3 +28,7 @@ class max(_ValuesIndices):
 
 class min(_ValuesIndices):
     """``torch.return_types.min``: what ``Tensor.min(dim)`` returns."""
+
+
+class topk(_ValuesIndices):
+    """``torch.return_types.topk``: what ``Tensor.topk(k)`` returns."""

@@ -91,3 +91,38 @@ def test_checkpointing_lowers_peak_memory():
     checkpointed = _peak(lambda m, x: checkpoint_sequential(m, 5, x))
     # 24 layers of [512, 64] activations vs 5 segment inputs plus one segment recomputed.
     assert checkpointed < 0.65 * plain, (checkpointed, plain)
+
+
+def _recompute_trace(T, early_stop):
+    """What runs again in backward: the checkpointed function's steps, printed as they run."""
+    from_checkpoint = T.utils.checkpoint
+    steps = []
+
+    def fn(x):
+        steps.append("exp")
+        y = x.exp()
+        steps.append("sin")
+        z = y.sin()
+        steps.append("end")        # saves nothing after the last saving op
+        return z * 1
+
+    x = T.tensor([0.5, 1.0], requires_grad=True)
+    with from_checkpoint.set_checkpoint_early_stop(early_stop):
+        out = from_checkpoint.checkpoint(fn, x, use_reentrant=False)
+    steps.append("backward")
+    out.sum().backward()
+    return steps, [round(v, 6) for v in x.grad.tolist()]
+
+
+@pytest.mark.parametrize("early_stop", [True, False])
+def test_recomputation_stops_once_every_saved_tensor_is_back(early_stop):
+    steps, _ = _recompute_trace(minigrad, early_stop)
+    rerun = ["exp", "sin"] if early_stop else ["exp", "sin", "end"]
+    assert steps == ["exp", "sin", "end", "backward"] + rerun
+
+
+@pytest.mark.parametrize("early_stop", [True, False])
+def test_early_stop_matches_torch(early_stop):
+    torch = pytest.importorskip("torch")
+    import torch.utils.checkpoint  # noqa: F401
+    assert _recompute_trace(minigrad, early_stop) == _recompute_trace(torch, early_stop)

@@ -165,3 +165,42 @@ def test_module_reprs_match_torch():
                            n.MSELoss(), n.CrossEntropyLoss(), n.ModuleList([n.Linear(2, 2), n.Linear(2, 2)]))
         reprs.append(repr(net))
     assert reprs[1] == reprs[0]
+
+
+def _embedding_trace(T):
+    """Embedding with padding_idx and scale_grad_by_freq: output, node, gradients, double
+    backward (whose node PyTorch names EmbeddingDenseBackwardBackward0)."""
+    emb = T.nn.Embedding(4, 2, padding_idx=1, scale_grad_by_freq=True)
+    with T.no_grad():
+        emb.weight.copy_(T.arange(8, dtype=T.float32).reshape(4, 2))
+    idx = T.tensor([[1, 3, 3], [0, 1, 2]])
+    out = emb(idx)
+    (out * T.arange(12.0).reshape(2, 3, 2)).sum().backward()
+    w = T.arange(6.0).reshape(3, 2).requires_grad_()
+    g, = T.autograd.grad(T.nn.functional.embedding(T.tensor([0, 0, 2]), w, padding_idx=2).pow(2).sum(),
+                         w, create_graph=True)
+    g.sum().backward()
+    return [repr(emb), out.tolist(), out.grad_fn.name(), out.grad_fn._saved_padding_idx,
+            out.grad_fn._saved_weight_sym_argsize_0, emb.weight.grad.tolist(),
+            g.grad_fn.name(), g.tolist(), w.grad.tolist()]
+
+
+def test_embedding_padding_row_gets_no_gradient():
+    trace = _embedding_trace(minigrad)
+    assert trace[0] == "Embedding(4, 2, padding_idx=1, scale_grad_by_freq=True)"
+    assert trace[5] == [[6.0, 7.0], [0.0, 0.0], [10.0, 11.0], [3.0, 4.0]]   # row 3 twice: halved
+    assert trace[6] == "EmbeddingDenseBackwardBackward0"
+
+
+def test_embedding_matches_torch():
+    torch = pytest.importorskip("torch")
+    assert _embedding_trace(minigrad) == _embedding_trace(torch)
+
+
+def test_adaptive_avg_pool2d_is_global_mean_and_says_what_it_lacks():
+    x = minigrad.arange(16.0).reshape(1, 1, 4, 4).requires_grad_()
+    y = nn.AdaptiveAvgPool2d(1)(x)
+    assert y.tolist() == [[[[7.5]]]] and y.grad_fn.name() == "MeanBackward1"
+    assert repr(nn.AdaptiveAvgPool2d((1, 1))) == "AdaptiveAvgPool2d(output_size=(1, 1))"
+    with pytest.raises(NotImplementedError, match="output_size=1 only"):
+        F.adaptive_avg_pool2d(x, 2)

@@ -135,8 +135,27 @@ def custom_functions(T):
             (x,) = ctx.saved_tensors
             return g * 2 * x
 
+    class ScaledTanh(T.autograd.Function):
+        """The setup_context style: forward(x, scale) without ctx; setup_context saves
+        the output and keeps the non-tensor scale on ctx."""
+
+        @staticmethod
+        def forward(x, scale):
+            return x.tanh() * scale
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.scale = inputs[1]
+            ctx.save_for_backward(output)
+
+        @staticmethod
+        def backward(ctx, g):
+            (out,) = ctx.saved_tensors
+            t = out / ctx.scale
+            return g * ctx.scale * (1 - t * t), None
+
     return {"Cube": Cube, "MulAdd": MulAdd, "ExpSaveOutput": ExpSaveOutput,
-            "WrongCube": WrongCube}
+            "WrongCube": WrongCube, "ScaledTanh": ScaledTanh}
 
 
 def fn_custom(name):
@@ -187,6 +206,10 @@ for name in ("sum", "mean"):
         Case(f"{name}-dims(1,-1)", lambda T, a, n=name: getattr(a, n)(dim=(1, -1)), rand((2, 3, 4))),
         Case(f"{name}-function", lambda T, a, n=name: getattr(T, n)(a, 1), rand((3, 4))),
     ]
+REDUCTIONS += [
+    Case("topk-last-dim", lambda T, a: a.topk(2).values, distinct((3, 4))),
+    Case("topk-dim0-smallest", lambda T, a: T.topk(a, 2, dim=0, largest=False)[0], distinct((3, 4))),
+]
 for name in ("max", "min"):
     # PyTorch's max/min take one int dim (a tuple raises TypeError; see the test below).
     REDUCTIONS += [
@@ -197,6 +220,13 @@ for name in ("max", "min"):
         Case(f"{name}-dim-1-3d", lambda T, a, n=name: getattr(a, n)(dim=-1)[0], distinct((2, 3, 4))),
         Case(f"{name}-function", lambda T, a, n=name: getattr(T, n)(a), distinct((2, 3))),
     ]
+
+REDUCTIONS += [
+    Case("norm-full", lambda T, a: a.norm(), rand((3, 4))),
+    Case("norm-dim1", lambda T, a: a.norm(2, dim=1), rand((3, 4))),
+    Case("norm-dim-1-keepdim", lambda T, a: a.norm(dim=-1, keepdim=True), rand((2, 3, 4))),
+    Case("norm-dims(0,2)", lambda T, a: a.norm(dim=(0, 2)), rand((2, 3, 4))),
+]
 
 BINARY = {
     "add": (lambda T, a, b: a + b, rand),
@@ -348,6 +378,8 @@ CUSTOM = [
     Case("custom-cube", fn_custom("Cube"), rand((3, 2))),
     Case("custom-two-in-two-out", fn_custom("MulAdd"), rand((3,), (3,))),
     Case("custom-saves-output", fn_custom("ExpSaveOutput"), rand((2, 2))),
+    Case("custom-setup-context", lambda T, a: custom_functions(T)["ScaledTanh"].apply(a, 2.5),
+         rand((2, 3))),
     Case("custom-in-a-graph", lambda T, a: fn_custom("Cube")(T, a.tanh()).sum(0) * a[0],
          rand((3, 2))),
 ]
@@ -359,6 +391,11 @@ COMPOSITE = [
     Case("softmax-cross-entropy-like",
          lambda T, z: -(z.log_softmax(1)[[0, 1, 2], [1, 0, 3]]).mean(), rand((3, 4))),
     Case("tensor-used-three-times", lambda T, a: a * a.exp() + a.sigmoid(), rand((3,))),
+    Case("embedding", lambda T, w: T.nn.functional.embedding(const(T, [[0, 2, 2], [3, 0, 1]]), w),
+         rand((4, 3))),
+    Case("gelu", lambda T, x: T.nn.functional.gelu(x), rand((2, 5), low=-3.0, high=3.0)),
+    Case("adaptive-avg-pool2d-1", lambda T, x: T.nn.functional.adaptive_avg_pool2d(x, 1),
+         rand((2, 3, 4, 5))),
 ]
 
 def with_zeros(positions, *shapes):
@@ -395,6 +432,9 @@ SURFACE = [
     Case("var_mean-keepdim-biased", lambda T, a: T.var_mean(a, (0, 1), keepdim=True, correction=0),
          rand((2, 3, 4))),
     Case("var_mean-only-mean-used", lambda T, a: T.var_mean(a, 0)[1] * 2, rand((3, 4))),
+    Case("std_mean-full", lambda T, a: T.std_mean(a), rand((3, 4))),
+    Case("std_mean-dim1-keepdim", lambda T, a: T.std_mean(a, 1, keepdim=True), rand((3, 4))),
+    Case("std_mean-only-std-used", lambda T, a: T.std_mean(a, 0, correction=0)[0] * 2, rand((3, 4))),
     Case("gather-dim1-repeated", lambda T, a: a.gather(1, const(T, GATHER_IDX)), rand((3, 4))),
     Case("gather-dim0-smaller-index", lambda T, a: T.gather(a, 0, const(T, GATHER_IDX[:2, :2])),
          rand((4, 3))),
@@ -438,12 +478,14 @@ SECOND_ORDER = [
     Case("softmax", lambda T, a: a.softmax(1), rand((2, 3))),
     Case("log_softmax", lambda T, a: a.log_softmax(-1), rand((2, 3))),
     Case("sigmoid-div", lambda T, a, b: a.sigmoid() / b, rand((3,), (3,), low=0.5)),
+    Case("gelu", lambda T, a: T.nn.functional.gelu(a), rand((2, 3), low=-3.0, high=3.0)),
     Case("custom-cube", fn_custom("Cube"), rand((3,))),
     Case("prod-dim", lambda T, a: a.prod(1), rand((2, 3))),
     Case("prod-zeros", lambda T, a: a.prod(1), with_zeros([(0, 1), (1, 0), (1, 2)], (2, 3))),
     Case("var-dim", lambda T, a: a.var(1), rand((2, 3))),
     Case("std", lambda T, a: a.std(0), rand((3, 2))),
     Case("var_mean", lambda T, a: T.var_mean(a, 1), rand((2, 3))),
+    Case("std_mean", lambda T, a: T.std_mean(a, 1), rand((2, 3))),
     Case("gather", lambda T, a: a.gather(1, const(T, GATHER_IDX)), rand((3, 4))),
 ]
 

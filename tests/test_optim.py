@@ -96,3 +96,24 @@ def test_step_in_backward_matches_a_normal_step():
         assert b.grad is None                                  # each grad was dropped after its step
     for h in handles:
         h.remove()
+
+
+def _group_keys(T):
+    p = [T.nn.Parameter(T.ones(2))]
+    return [sorted(T.optim.SGD(p, lr=0.1).param_groups[0].items(), key=lambda kv: kv[0]),
+            repr(T.optim.AdamW(p)).replace("torch.", "").splitlines()]
+
+
+def test_param_groups_have_pytorchs_options():
+    """foreach / fused / differentiable / capturable / decoupled_weight_decay are in every
+    group, so print(optimizer) and state_dict()["param_groups"] read as PyTorch's."""
+    sgd, adamw = _group_keys(minigrad)
+    assert [k for k, _ in sgd] == ["dampening", "differentiable", "foreach", "fused", "lr", "maximize",
+                                   "momentum", "nesterov", "params", "weight_decay"]
+    assert "    decoupled_weight_decay: True" in adamw
+
+
+def test_param_groups_match_torch():
+    torch = pytest.importorskip("torch")
+    mine, theirs = _group_keys(minigrad), _group_keys(torch)
+    assert [k for k, _ in mine[0]] == [k for k, _ in theirs[0]] and mine[1] == theirs[1]

@@ -12,10 +12,11 @@ from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .graph import SavedTensor
 from .function import Function, FunctionCtx
 from .gradcheck import gradcheck, gradgradcheck
+from . import functional
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "Variable", "gradcheck",
-           "gradgradcheck", "graph", "engine", "set_detect_anomaly", "detect_anomaly", "grad_mode",
-           "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "SavedTensor"]
+           "gradgradcheck", "graph", "engine", "functional", "set_detect_anomaly", "detect_anomaly",
+           "grad_mode", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "SavedTensor"]
 
 
 def _as_tuple(tensors):

@@ -97,11 +97,18 @@ class _FunctionMeta(type):
 
 class Function(metaclass=_FunctionMeta):
     """``torch.autograd.Function``: subclass it with static ``forward(ctx, *args)`` and
-    ``backward(ctx, *grad_outputs)``, then call ``YourFunction.apply(*args)``."""
+    ``backward(ctx, *grad_outputs)``, then call ``YourFunction.apply(*args)``.
+
+    Or, PyTorch's newer style: ``forward(*args)`` without ``ctx``, plus
+    ``setup_context(ctx, inputs, output)`` that saves what backward needs."""
 
     @staticmethod
     def forward(ctx, *args):
         raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError("setup_context is not implemented.")
 
     @staticmethod
     def backward(ctx, *grad_outputs):
@@ -141,7 +148,11 @@ class Function(metaclass=_FunctionMeta):
         ctx._is_tensor_arg = is_tensor
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         with grad_mode.no_grad():
-            raw = cls.forward(ctx, *args)
+            if cls.setup_context is Function.setup_context:
+                raw = cls.forward(ctx, *args)
+            else:  # forward without ctx; setup_context fills it in
+                raw = cls.forward(*args)
+                cls.setup_context(ctx, args, raw)
         single = not isinstance(raw, tuple)
         outputs = (raw,) if single else raw
 

@@ -525,11 +525,11 @@ class save_on_disk(saved_tensors_hooks):
 # --------------------------------------------------------------------------------------
 
 class _MultiHandle(RemovableHandle):
-    """Removes every inner hook of a multi-grad hook."""
+    """Removes every inner hook of a multi-grad hook. Like PyTorch's, it takes no id of
+    its own (only its inner handles do)."""
 
     def __init__(self, handles):
         self.handles = tuple(handles)
-        self.id = next(RemovableHandle._next_id)
 
     def remove(self):
         for handle in self.handles:

@@ -11,9 +11,11 @@ Backward formulas are written with minigrad ops, so ``create_graph=True`` gives
 double backward through every one of them: conv's input gradient is a ``col2im`` and
 ``col2im``'s backward is an ``im2col``, and the other way round.
 """
+import math
+
 import numpy as np
 
-from .. import _creation
+from .. import _creation, dtypes
 from .._dispatch import Op, apply_op
 from .._tensor import Tensor, _as_tensor
 from . import _im2col
@@ -21,7 +23,7 @@ from . import _im2col
 __all__ = [
     "linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "conv2d", "max_pool2d",
     "unfold", "fold", "mse_loss", "nll_loss", "cross_entropy", "dropout", "layer_norm",
-    "batch_norm", "flatten",
+    "batch_norm", "flatten", "embedding", "adaptive_avg_pool2d", "gelu",
 ]
 
 
@@ -399,6 +401,127 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 def flatten(input, start_dim=0, end_dim=-1):
     return input.flatten(start_dim, end_dim)
+
+
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+def _in_float64(fn):
+    """Compute ``fn`` in float64 and round once to the input's dtype (as for exp/tanh)."""
+    def forward(*arrays, **kw):
+        return np.asarray(fn(*(a.astype(np.float64) for a in arrays), **kw)).astype(arrays[0].dtype)
+    return forward
+
+
+def _gelu_cdf(x):
+    return 0.5 * (1.0 + _erf(x / math.sqrt(2.0)).astype(np.float64))
+
+
+def _gelu_pdf(x):
+    return np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
+
+
+def _gelu_double_backward(gg, s, wrt):
+    # gelu''(x) = pdf(x) * (2 - x**2)
+    if wrt == "grad_output":
+        return apply_op(gelu_backward_op, (gg, s.self), {"approximate": s.approximate})
+    x = s.self._array.astype(np.float64)
+    second = _const((_gelu_pdf(x) * (2.0 - x * x)).astype(s.self._array.dtype))
+    return gg * s.grad_output * second
+
+
+gelu_backward_op = Op("gelu_backward", "GeluBackwardBackward0",
+                      _in_float64(lambda g, x, approximate: g * (_gelu_cdf(x) + x * _gelu_pdf(x))),
+                      ("grad_output", "self"), saves={"grad_output": None, "self": None},
+                      saved_attrs=("approximate",),
+                      grads={"grad_output": lambda gg, s: _gelu_double_backward(gg, s, "grad_output"),
+                             "self": lambda gg, s: _gelu_double_backward(gg, s, "self")})
+
+gelu_op = Op("gelu", "GeluBackward0", _in_float64(lambda x, approximate: x * _gelu_cdf(x)),
+             saves={"self": None}, saved_attrs=("approximate",),
+             grads={"self": lambda g, s: apply_op(gelu_backward_op, (g, s.self),
+                                                  {"approximate": s.approximate})})
+
+
+def gelu(input, approximate="none"):
+    """``F.gelu``: ``x * Phi(x)`` (node ``GeluBackward0``); ``approximate="tanh"`` is not
+    supported yet."""
+    if approximate != "none":
+        raise NotImplementedError(f"minigrad's gelu supports approximate='none' only, got {approximate!r}")
+    return apply_op(gelu_op, (input,), {"approximate": approximate})
+
+
+def _embedding_dense_backward(g, indices, num_weights, padding_idx, scale_grad_by_freq):
+    """grad_weight: each looked-up row of ``g`` added into its row of a zero
+    [num_weights, dim] array; none for padding_idx, divided by the count with
+    scale_grad_by_freq."""
+    flat = indices._array.reshape(-1)
+    rows = g.reshape(-1, g.shape[-1]) if flat.size else g.reshape(0, g.shape[-1])
+    out = np.zeros((num_weights, g.shape[-1]), dtype=g.dtype)
+    np.add.at(out, flat, rows)
+    if scale_grad_by_freq:
+        out /= np.maximum(np.bincount(flat, minlength=num_weights), 1)[:, None]
+    if padding_idx >= 0:
+        out[padding_idx] = 0
+    return out
+
+
+def _embedding_double_backward(gg, s):
+    # PyTorch's embedding_dense_double_backward: the rows of gg picked by indices, none for
+    # padding_idx (it ignores scale_grad_by_freq, and so does this).
+    picked = apply_op(embedding_op, (gg,), {"indices": s.indices, "padding_idx": -1,
+                                            "scale_grad_by_freq": False, "sparse": False})
+    if s.padding_idx >= 0:
+        keep = (s.indices._array != s.padding_idx)[..., None].astype(gg._array.dtype)
+        picked = picked * _const(keep)
+    return picked
+
+
+embedding_dense_backward_op = Op(
+    "embedding_dense_backward", "EmbeddingDenseBackwardBackward0", _embedding_dense_backward,
+    ("grad_output",), saved_attrs=("indices", "padding_idx"),
+    grads={"grad_output": _embedding_double_backward})
+
+embedding_op = Op("embedding", "EmbeddingBackward0",
+                  lambda weight, indices, padding_idx, scale_grad_by_freq, sparse: weight[indices._array],
+                  ("weight",), saved_attrs=("indices", "padding_idx", "scale_grad_by_freq", "sparse",
+                                            "weight_sym_argsize_0"),
+                  grads={"weight": lambda g, s: apply_op(
+                      embedding_dense_backward_op, (g,),
+                      {"indices": s.indices, "num_weights": s.weight_sym_argsize_0,
+                       "padding_idx": s.padding_idx, "scale_grad_by_freq": s.scale_grad_by_freq})})
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """``F.embedding``: rows of ``weight`` picked by the integer tensor ``input`` (node
+    ``EmbeddingBackward0``); no gradient flows to the ``padding_idx`` row. ``max_norm``
+    and ``sparse=True`` are not supported."""
+    if max_norm is not None or sparse:
+        raise NotImplementedError("minigrad's embedding does not support max_norm or sparse=True")
+    if not isinstance(input, Tensor) or input.dtype is not dtypes.int64:
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following "
+                           "scalar types: Long, Int; but got "
+                           f"{getattr(input, 'type', lambda: type(input).__name__)()} instead "
+                           "(while checking arguments for embedding)")
+    if padding_idx is None:
+        padding_idx = -1
+    elif padding_idx < 0:
+        padding_idx += weight.shape[0]
+    return apply_op(embedding_op, (weight,), {"indices": input, "padding_idx": padding_idx,
+                                              "scale_grad_by_freq": scale_grad_by_freq,
+                                              "sparse": sparse})
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """``F.adaptive_avg_pool2d`` for ``output_size`` 1 (global average pooling), which
+    PyTorch computes as ``input.mean((-1, -2), keepdim=True)`` (node ``MeanBackward1``).
+    Other output sizes are not supported yet."""
+    size = _pair(output_size)
+    if size != (1, 1):
+        raise NotImplementedError("minigrad's adaptive_avg_pool2d supports output_size=1 only, "
+                                  f"got {output_size!r}")
+    return input.mean((-1, -2), keepdim=True)
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):

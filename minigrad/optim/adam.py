@@ -22,7 +22,7 @@ class Adam(Optimizer):
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
-                 differentiable=False, fused=None):
+                 differentiable=False, fused=None, decoupled_weight_decay=None):
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if eps < 0.0:
@@ -33,8 +33,15 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         if weight_decay < 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if differentiable:
+            raise NotImplementedError("minigrad's optimizers do not support differentiable=True")
+        if decoupled_weight_decay is None:
+            decoupled_weight_decay = self._decoupled
+        # foreach, fused and capturable name PyTorch's other kernels: kept as options
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
-                                      amsgrad=amsgrad, maximize=maximize))
+                                      amsgrad=amsgrad, maximize=maximize, foreach=foreach,
+                                      capturable=capturable, differentiable=differentiable,
+                                      fused=fused, decoupled_weight_decay=decoupled_weight_decay))
 
     def step(self, closure=None):
         loss = self._closure_loss(closure)
@@ -47,50 +54,33 @@ class Adam(Optimizer):
                 x = p._array
                 g = -p.grad._array if maximize else p.grad._array
                 state = self.state[p]
-                if not state:
-                    state["step"] = 0
-                    state["exp_avg"] = np.zeros_like(x)
-                    state["exp_avg_sq"] = np.zeros_like(x)
+                if not state:  # tensors, as PyTorch keeps them (step is a float32 0-dim tensor)
+                    state["step"] = Tensor._wrap(np.zeros((), dtype=np.float32))
+                    state["exp_avg"] = Tensor._wrap(np.zeros_like(x))
+                    state["exp_avg_sq"] = Tensor._wrap(np.zeros_like(x))
                     if amsgrad:
-                        state["max_exp_avg_sq"] = np.zeros_like(x)
-                state["step"] += 1
-                t = state["step"]
+                        state["max_exp_avg_sq"] = Tensor._wrap(np.zeros_like(x))
+                state["step"]._array += np.float32(1)
+                t = float(state["step"]._array)
                 if wd != 0:
-                    if self._decoupled:
+                    if group.get("decoupled_weight_decay", self._decoupled):
                         x = x * _f(1 - lr * wd, x)
                     else:
                         g = g + _f(wd, x) * x
-                m, v = state["exp_avg"], state["exp_avg_sq"]
+                m, v = state["exp_avg"]._array, state["exp_avg_sq"]._array
                 m = m + _f(1 - beta1, x) * (g - m)                  # lerp with weight < 0.5
                 v = v * _f(beta2, x) + _f(1 - beta2, x) * (g * g)
-                state["exp_avg"], state["exp_avg_sq"] = m, v
+                state["exp_avg"]._array[...], state["exp_avg_sq"]._array[...] = m, v
                 bias_correction1 = 1 - beta1 ** t
                 bias_correction2 = 1 - beta2 ** t
                 step_size = lr / bias_correction1
                 bias_correction2_sqrt = math.sqrt(bias_correction2)
                 if amsgrad:
-                    state["max_exp_avg_sq"] = np.maximum(state["max_exp_avg_sq"], v)
-                    v = state["max_exp_avg_sq"]
+                    v = np.maximum(state["max_exp_avg_sq"]._array, v)
+                    state["max_exp_avg_sq"]._array[...] = v
                 denom = np.sqrt(v) / _f(bias_correction2_sqrt, x) + _f(eps, x)
                 self._write(p, x + _f(-step_size, x) * (m / denom))
         return loss
-
-    def state_dict(self):
-        sd = super().state_dict()
-        for s in sd["state"].values():
-            for k, v in s.items():
-                if isinstance(v, np.ndarray):
-                    s[k] = Tensor._wrap(v.copy())
-                elif k == "step":
-                    s[k] = Tensor._wrap(np.asarray(float(v), dtype=np.float32))
-        return sd
-
-    def load_state_dict(self, state_dict):
-        super().load_state_dict(state_dict)
-        for s in self.state.values():
-            for k, v in list(s.items()):
-                if isinstance(v, Tensor):
-                    s[k] = int(v.item()) if k == "step" else np.array(v._array, copy=True)
 
 
 class AdamW(Adam):

@@ -1,6 +1,7 @@
 """``optim.SGD`` (``torch/optim/sgd.py``, the single-tensor implementation)."""
 import numpy as np
 
+from .._tensor import Tensor
 from .optimizer import Optimizer, _f, required
 
 
@@ -25,9 +26,13 @@ class SGD(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        if differentiable:
+            raise NotImplementedError("minigrad's optimizers do not support differentiable=True")
+        # foreach and fused name PyTorch's multi-tensor kernels: same formulas, kept as options
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
                                       weight_decay=weight_decay, nesterov=nesterov,
-                                      maximize=maximize))
+                                      maximize=maximize, foreach=foreach,
+                                      differentiable=differentiable, fused=fused))
 
     def step(self, closure=None):
         loss = self._closure_loss(closure)
@@ -43,27 +48,12 @@ class SGD(Optimizer):
                     g = g + _f(wd, x) * x
                 if momentum != 0:
                     state = self.state[p]
-                    buf = state.get("momentum_buffer")
-                    if buf is None:
+                    if state.get("momentum_buffer") is None:  # a tensor, as in PyTorch
                         buf = np.array(g, dtype=x.dtype, copy=True)
+                        state["momentum_buffer"] = Tensor._wrap(buf)
                     else:
-                        buf = buf * _f(momentum, x) + _f(1 - dampening, x) * g
-                    state["momentum_buffer"] = buf
+                        buf = state["momentum_buffer"]._array * _f(momentum, x) + _f(1 - dampening, x) * g
+                        state["momentum_buffer"]._array[...] = buf
                     g = g + _f(momentum, x) * buf if nesterov else buf
                 self._write(p, x + _f(-lr, x) * g)
         return loss
-
-    def state_dict(self):
-        sd = super().state_dict()
-        from .._tensor import Tensor
-        for s in sd["state"].values():
-            if isinstance(s.get("momentum_buffer"), np.ndarray):
-                s["momentum_buffer"] = Tensor._wrap(s["momentum_buffer"].copy())
-        return sd
-
-    def load_state_dict(self, state_dict):
-        super().load_state_dict(state_dict)
-        for s in self.state.values():
-            buf = s.get("momentum_buffer")
-            if buf is not None and not isinstance(buf, np.ndarray):
-                s["momentum_buffer"] = np.array(buf._array, copy=True)

@@ -12,7 +12,10 @@ PyTorch counterpart: ``torch/utils/checkpoint.py`` (the non-reentrant variant,
   Later unpacks in the same pass reuse that recomputation.
 
 The graph built by the first forward is the one backward runs, so gradients are
-identical; the price is one extra forward of ``fn`` per backward pass. The random
+identical; the price is one extra forward of ``fn`` per backward pass. As in PyTorch,
+the recomputation stops early, as soon as it has saved as many tensors as the first
+forward did (so the rest of ``fn``, and forward hooks of a checkpointed module, do not
+run again); ``set_checkpoint_early_stop(False)`` runs ``fn`` to the end instead. The random
 generator's state is saved and restored around the recomputation (``Dropout`` draws
 the same mask twice), as PyTorch's ``preserve_rng_state=True`` does.
 """
@@ -23,7 +26,26 @@ from .._tensor import Tensor
 from ..autograd import engine
 from ..autograd.graph import saved_tensors_hooks
 
-__all__ = ["checkpoint", "checkpoint_sequential"]
+__all__ = ["checkpoint", "checkpoint_sequential", "set_checkpoint_early_stop"]
+
+_early_stop = [True]
+
+
+@contextlib.contextmanager
+def set_checkpoint_early_stop(enable):
+    """``torch.utils.checkpoint.set_checkpoint_early_stop(enable)``: a context manager
+    choosing whether checkpoints made inside it stop recomputing once every saved tensor
+    is back (default True)."""
+    previous = _early_stop[0]
+    _early_stop[0] = enable
+    try:
+        yield
+    finally:
+        _early_stop[0] = previous
+
+
+class _StopRecomputation(Exception):
+    """Raised by the recording pack hook once the last needed tensor is recomputed."""
 
 
 class _Handle:
@@ -44,6 +66,7 @@ class _Frame:
     """What one checkpointed call shares between its pack and unpack hooks."""
 
     def __init__(self, fn, args, kwargs, rng_state):
+        self.early_stop = _early_stop[0]
         self.fn = fn
         self.args = args
         self.kwargs = kwargs
@@ -88,10 +111,19 @@ class _Frame:
     def _recompute(self):
         saved = []
         inputs = tuple(_detached(a) for a in self.args)
-        with _rng_restored(self.rng_state), grad_mode.enable_grad(), \
-                saved_tensors_hooks(lambda t: saved.append(_detached_data(t)) or len(saved) - 1,
-                                    lambda i: saved[i]):
-            self.fn(*inputs, **self.kwargs)
+
+        def record(t):
+            saved.append(_detached_data(t))
+            if self.early_stop and len(saved) == self.count:
+                raise _StopRecomputation
+            return len(saved) - 1
+
+        try:
+            with _rng_restored(self.rng_state), grad_mode.enable_grad(), \
+                    saved_tensors_hooks(record, lambda i: saved[i]):
+                self.fn(*inputs, **self.kwargs)
+        except _StopRecomputation:
+            pass
         self.recompute_count += 1
         return dict(enumerate(saved))
 

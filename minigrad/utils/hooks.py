@@ -5,8 +5,21 @@ returns a :class:`RemovableHandle`. Hooks are kept in one ordered dict per owner
 keyed by the handle's id, so removing one is O(1), idempotent, and leaves the
 others in order.
 """
-import itertools
+import os
+import sys
 import weakref
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _first_frame_outside_minigrad():
+    """The ``stacklevel`` that makes a warning issued by the caller point at the first
+    frame outside minigrad: the user's ``backward()`` line, where PyTorch's warnings
+    from inside a backward pass point (its engine is C++, so it has no frames between)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 class RemovableHandle:
@@ -14,14 +27,18 @@ class RemovableHandle:
     dict(s) it was registered in; usable as a context manager (removes on exit).
 
     ``extra_dict`` names further dicts the same id lives in (the module keeps
-    ``always_call`` and ``with_kwargs`` flags that way)."""
+    ``always_call`` and ``with_kwargs`` flags that way).
 
-    _next_id = itertools.count()
+    Ids count up from 0 in the process, one per handle, in ``RemovableHandle.next_id``
+    as in PyTorch (hook dicts print them: ``OrderedDict([(3, <function ...>)])``)."""
+
+    next_id = 0
 
     def __init__(self, hooks_dict, *, extra_dict=None):
         # hooks_dict is an OrderedDict: plain dicts cannot be weakly referenced.
         self.hooks_dict_ref = weakref.ref(hooks_dict)
-        self.id = next(RemovableHandle._next_id)
+        self.id = RemovableHandle.next_id
+        RemovableHandle.next_id += 1
         if extra_dict is None:
             extra = ()
         elif isinstance(extra_dict, dict):
@@ -170,7 +187,7 @@ class BackwardHook:
                         "to module outputs since no inputs require gradients. See "
                         "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
                         "#torch.nn.Module.register_full_backward_hook for more details.",
-                        stacklevel=5)
+                        stacklevel=_first_frame_outside_minigrad())
                     grad_inputs = self._pack_with_none([], [], self.n_inputs)
                     for user_hook in self.user_hooks:
                         res = user_hook(self.module, grad_inputs, self.grad_outputs)

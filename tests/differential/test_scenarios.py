@@ -1,5 +1,6 @@
 """Differential tests: every script in scenarios/ must print the same trace
-under real PyTorch and under minigrad (via as_minigrad.py).
+under real PyTorch and under minigrad (via ``python -m minigrad.run``, which redirects
+``import torch`` to minigrad).
 
 Each scenario runs in its own subprocess on both sides, so a crash, a hang or
 leftover global state (grad mode, saved-tensor hook stack) in one scenario
@@ -21,7 +22,6 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 SCENARIOS_DIR = HERE / "scenarios"
-RUNNER = HERE / "as_minigrad.py"
 KNOWN_DIFFERENCES = HERE / "known_differences.toml"
 REPO_ROOT = HERE.parent.parent
 DIFFERENCES_DOC = REPO_ROOT / "docs" / "differences.md"
@@ -50,6 +50,8 @@ def _env():
     env["PYTHONHASHSEED"] = "0"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["PYTHONIOENCODING"] = "utf-8"
+    # `python -m minigrad.run` must import this working tree's minigrad.
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH")) if p)
     return env
 
 
@@ -73,7 +75,7 @@ def torch_run(script):
 
 def minigrad_run(script):
     if script.name not in _MINIGRAD_RUNS:
-        _MINIGRAD_RUNS[script.name] = _run([sys.executable, str(RUNNER), str(script)])
+        _MINIGRAD_RUNS[script.name] = _run([sys.executable, "-m", "minigrad.run", str(script)])
     return _MINIGRAD_RUNS[script.name]
 
 
@@ -122,7 +124,7 @@ def test_trace_matches_torch(script):
     if expected != actual:
         pytest.fail(
             f"trace differs from torch for {script.name}\n"
-            f"reproduce: python {RUNNER.relative_to(REPO_ROOT)} {script.relative_to(REPO_ROOT)}\n"
+            f"reproduce: python -m minigrad.diff {script.relative_to(REPO_ROOT)}\n"
             f"{_diff(expected, actual, script.name)}\n"
             f"--- minigrad stderr (tail) ---\n{_tail(got.stderr)}",
             pytrace=False)

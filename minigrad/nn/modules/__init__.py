@@ -3,14 +3,16 @@ from .module import Module
 from .container import ModuleDict, ModuleList, Sequential
 from .linear import Identity, Linear
 from .conv import Conv2d
-from .pooling import MaxPool2d
-from .activation import LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .pooling import AdaptiveAvgPool2d, MaxPool2d
+from .activation import GELU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from .flatten import Flatten
 from .dropout import Dropout
 from .normalization import LayerNorm
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .loss import CrossEntropyLoss, MSELoss, NLLLoss
+from .sparse import Embedding
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Identity", "Linear", "Conv2d",
-           "MaxPool2d", "ReLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Flatten", "Dropout",
+           "MaxPool2d", "AdaptiveAvgPool2d", "Embedding", "ReLU", "GELU", "Tanh", "Sigmoid",
+           "Softmax", "LogSoftmax", "Flatten", "Dropout",
            "LayerNorm", "BatchNorm1d", "BatchNorm2d", "MSELoss", "NLLLoss", "CrossEntropyLoss"]

@@ -15,6 +15,20 @@ class ReLU(Module):
         return "inplace=True" if self.inplace else ""
 
 
+class GELU(Module):
+    """``nn.GELU(approximate="none")``: ``x * Phi(x)``."""
+
+    def __init__(self, approximate="none"):
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input):
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self):
+        return f"approximate={self.approximate!r}"
+
+
 class Tanh(Module):
     def forward(self, input):
         return input.tanh()

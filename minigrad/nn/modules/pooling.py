@@ -1,4 +1,5 @@
-"""``MaxPool2d`` (``torch/nn/modules/pooling.py``): one ``MaxPool2DWithIndicesBackward0`` op."""
+"""``MaxPool2d`` (``torch/nn/modules/pooling.py``): one ``MaxPool2DWithIndicesBackward0`` op;
+``AdaptiveAvgPool2d`` (output size 1: global average pooling)."""
 from .. import functional as F
 from .module import Module
 
@@ -24,3 +25,17 @@ class MaxPool2d(Module):
     def extra_repr(self):
         return ("kernel_size={kernel_size}, stride={stride}, padding={padding}, dilation={dilation}, "
                 "ceil_mode={ceil_mode}").format(**self.__dict__)
+
+
+class AdaptiveAvgPool2d(Module):
+    """``nn.AdaptiveAvgPool2d(output_size)``; minigrad supports ``output_size=1``."""
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return F.adaptive_avg_pool2d(input, self.output_size)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"

@@ -1,0 +1,20 @@
+# Tensor reprs across dtypes and flags.
+import torch
+
+print(torch.tensor([1, 2, 3]))
+print(torch.tensor([1.5, -2.0, 3.25]))
+print(torch.tensor([True, False]))
+print(torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float64))
+print(torch.tensor(3.5))
+print(torch.tensor([0.001, 1000.0]))
+print(torch.tensor([1e-8, 1.0]))
+print(torch.zeros(2, 3))
+print(torch.arange(6).reshape(2, 3))
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+print(x)
+print(x * 2)
+print((x * 2).sum())
+print(x.detach())
+print(torch.arange(24, dtype=torch.float32).reshape(2, 3, 4))
+print(x.dtype, x.shape, x.size(), x.dim(), x.numel())
+print(torch.tensor([]))
