@@ -6,7 +6,8 @@ trace (docs/differences.md lists the few deliberate differences). Start with the
 """
 from . import dtypes, return_types
 from ._device import device
-from .dtypes import bool_ as bool, double, dtype, float, float16, float32, float64, half, int64, long
+from .dtypes import (bool_ as bool, double, dtype, float, float16, float32, float64, get_default_dtype,
+                     half, int, int32, int64, long)
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
 from ._tensor import Size, Tensor, tensor

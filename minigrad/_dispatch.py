@@ -67,7 +67,9 @@ _OUTPUT_NAMES = {"result": 0, "result0": 0, "result1": 1, "indices": 1, "result2
 # The shape metadata PyTorch's nodes keep about an input (``_saved_self_sym_sizes``).
 _METADATA = {
     "sizes": lambda t: t._array.shape,
-    "strides": lambda t: tuple(s // t._array.itemsize for s in t._array.strides),
+    # PyTorch keeps an input's strides only for that input's own gradient (mm_mat1_backward
+    # reads mat1's strides), so they read () when the input does not require grad.
+    "strides": lambda t: tuple(s // t._array.itemsize for s in t._array.strides) if t.requires_grad else (),
     "numel": lambda t: t._array.size,
     "argsize_0": lambda t: t._array.shape[0],
     "argsize_minus_1": lambda t: t._array.shape[-1],

@@ -548,6 +548,8 @@ class Tensor:
     def float(self): return self.to(dtypes.float32)
     def double(self): return self.to(dtypes.float64)
     def long(self): return self.to(dtypes.int64)
+    def int(self): return self.to(dtypes.int32)
+    def bool(self): return self.to(dtypes.bool_)
     def cpu(self): return self
     def contiguous(self): return self
 

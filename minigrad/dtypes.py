@@ -1,7 +1,7 @@
 """Data types: thin named wrappers around numpy dtypes.
 
 PyTorch counterpart: ``torch.dtype`` (``torch.float32`` ...). minigrad keeps the
-three dtypes a learner meets (float32, float64, int64), bool for masks, and float16
+dtypes a learner meets (float32, float64, int64, int32), bool for masks, and float16
 (``half``), the classic format for packing saved activations. The default floating
 dtype is float32, as in PyTorch. Like PyTorch on the CPU, ops on float16 tensors
 compute in float32 and round the result to float16 (``_dispatch.apply_op``).
@@ -38,25 +38,27 @@ float16 = dtype("float16", np.float16, True, "HalfTensor")
 float32 = dtype("float32", np.float32, True, "FloatTensor")
 float64 = dtype("float64", np.float64, True, "DoubleTensor")
 int64 = dtype("int64", np.int64, False, "LongTensor")
+int32 = dtype("int32", np.int32, False, "IntTensor")
 bool_ = dtype("bool", np.bool_, False, "BoolTensor")
 float = float32     # torch.float is float32
 double = float64
 long = int64
+int = int32         # torch.int is int32
 half = float16
 
-_BY_NUMPY = {d.np: d for d in (float16, float32, float64, int64, bool_)}
+_BY_NUMPY = {d.np: d for d in (float16, float32, float64, int64, int32, bool_)}
 
 # How PyTorch names each dtype in error messages: as a C++ scalar type (``'float'``),
 # and as a ScalarType (``'Float'``).
 CPP_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int64": "long int",
-             "bool": "bool"}
+             "int32": "int", "bool": "bool"}
 SCALAR_TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int64": "Long",
-                     "bool": "Bool"}
+                     "int32": "Int", "bool": "Bool"}
 
 
 def from_numpy_dtype(np_dtype):
-    """The minigrad dtype for a numpy dtype (other integer types map to int64, other
-    floating types to float32)."""
+    """The minigrad dtype for a numpy dtype (integer types other than int32 map to int64,
+    other floating types to float32)."""
     np_dtype = np.dtype(np_dtype)
     found = _BY_NUMPY.get(np_dtype)
     if found is not None:
@@ -65,7 +67,7 @@ def from_numpy_dtype(np_dtype):
         return int64
     if np_dtype.kind == "f":
         return float32
-    raise TypeError(f"minigrad supports float16, float32, float64, int64 and bool data, not {np_dtype}")
+    raise TypeError(f"minigrad supports float16, float32, float64, int64, int32 and bool data, not {np_dtype}")
 
 
 def to_numpy_dtype(d):
@@ -75,3 +77,9 @@ def to_numpy_dtype(d):
     if isinstance(d, dtype):
         return d.np
     return from_numpy_dtype(d).np
+
+
+def get_default_dtype():
+    """``torch.get_default_dtype()``: the dtype Python floats become, float32 (minigrad has
+    no ``set_default_dtype``)."""
+    return float32

@@ -133,6 +133,8 @@ KNOWN_DOUBLE_BACKWARD_DIFFERENCES = {
     "linear-tanh": "mm's mat2 gradient: PyTorch transposes twice (an extra TBackward0)",
     **{case.id: "prod with zeros: PyTorch's prod_safe_zeros_backward (cumprod) vs a masked product"
        for case in CASES if case.id.startswith("prod") and "zero" in case.id},
+    **{case.id: "norm's derivative: PyTorch masks the zero-norm case with masked_fill"
+       for case in CASES if case.id.startswith("norm")},
     **{case.id: COMPOSED + " (var/std: PyTorch's var_backward / std_backward)"
        for case in CASES if case.id.startswith(("var", "std"))},
     "F.conv2d": COMPOSED + " (PyTorch: ConvolutionBackwardBackward0)",

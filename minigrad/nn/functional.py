@@ -119,7 +119,7 @@ def _conv_grad_weight(g, s):
 
 
 convolution_op = Op("convolution", "ConvolutionBackward0", _conv_forward, ("input", "weight", "bias"),
-                    saves={"input": "weight", "weight": "input"},
+                    saves={"input": None, "weight": None},   # one formula for all three, as PyTorch's
                     saved_attrs=("bias_sym_sizes_opt", "dilation", "groups", "output_padding",
                                  "padding", "stride", "transposed"),
                     grads={"input": _conv_grad_input, "weight": _conv_grad_weight,

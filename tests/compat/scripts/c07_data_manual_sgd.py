@@ -16,7 +16,7 @@ for step in range(3):
     loss.backward()
     for p in model.parameters():
         p.data.add_(-lr * p.grad)
-    print(f"step {step} loss {loss.item():.5f}")
+    print(f"step {step} loss {loss.item():.4f}")
 print(model.weight.data)
 print(model.bias.data)
 for p in model.parameters():
