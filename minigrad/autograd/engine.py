@@ -626,9 +626,8 @@ def call_node(node, grad_outputs):
     ``validate_outputs``). No hook runs here: for an ``AccumulateGrad`` node it adds
     the gradient into ``.grad`` and returns ``[]``; its post-accumulate hooks are yours
     to call."""
-    from .graph import accumulate_into_grad
     if isinstance(node, AccumulateGrad):
-        accumulate_into_grad(node.variable, grad_outputs[0], run_hooks=False)
+        node.apply(tuple(grad_outputs), (), run_hooks=False)
         return []
     outputs = list(node.apply(tuple(grad_outputs), node._default_needs()))
     return _validate_outputs(node, outputs)

@@ -234,8 +234,8 @@ class AccumulateGrad(Node):
         hooks = self.variable._backward_hooks
         return [(hooks, 0)] if hooks is not None else ()
 
-    def apply(self, grad_outputs, needs_input_grad=()):
-        accumulate_into_grad(self.variable, grad_outputs[0])
+    def apply(self, grad_outputs, needs_input_grad=(), run_hooks=True):
+        accumulate_into_grad(self.variable, grad_outputs[0], run_hooks)
         return ()
 
 
