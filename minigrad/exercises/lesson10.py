@@ -459,7 +459,7 @@ def _scoreboard(run_backward, scenarios, what):
             got = _trace(scenario, run_backward)
         except _Bypass:
             return Result(False, f"{what}: on {name!r} minigrad's own engine ran during your pass "
-                                 "(engine.run_backward, backward_steps or node hooks run by it). "
+                                 "(engine.real_engine_runs() moved), so this scores it, not you. "
                                  "Write the loop yourself with engine.call_node and the hook helpers.")
         if got == want:
             matched += 1
