@@ -451,6 +451,18 @@ def _first_difference(got, want):
     return f"your trace has an extra line {got[len(want)]!r}"
 
 
+def _diagnosis(got, want):
+    """A hint from the shape of the difference, when it is a telling one."""
+    runs = lambda trace: [line for line in trace if line.startswith("run ")]
+    if runs(want) and runs(got) == runs(want):
+        return ("the nodes ran in the right order but the values differ: does the input "
+                "buffer add the gradients that arrive in the same slot?")
+    if runs(want) and sorted(runs(got)) == sorted(runs(want)):
+        return ("the same nodes in another order: pop the ready node with the highest "
+                "_sequence_nr() first, ties first-in first-out")
+    return None
+
+
 def _scoreboard(run_backward, scenarios, what):
     matched, first = 0, None
     for name, scenario, _, hint in scenarios:
@@ -464,6 +476,7 @@ def _scoreboard(run_backward, scenarios, what):
         if got == want:
             matched += 1
         elif first is None:
+            hint = _diagnosis(got, want) or hint
             first = f"{name}: {_first_difference(got, want)}" + (f" (hint: {hint})" if hint else "")
     board = f"your engine: {matched}/{len(scenarios)} scenarios match"
     if first is None:
