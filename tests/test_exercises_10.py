@@ -204,3 +204,12 @@ def test_use_restores_after_an_error():
     (x * 2).sum().backward()
     assert x.grad.tolist() == [2.0]
     assert engine.current_graph_task_id() == -1 and torch.is_grad_enabled()
+
+
+def test_an_error_in_the_learners_engine_is_located(capsys):
+    def assumes_an_edge(root, grad_outputs, keep_graph):
+        first_child = root.next_functions[0]     # IndexError when the root is a leaf
+        SOL["run_backward_core"](root, grad_outputs, keep_graph)
+    result = verdict(l10.check_engine_loop, assumes_an_edge, capsys)
+    assert not result and "a leaf as the root" in result.message and "raised IndexError" in result.message
+    assert "of your code: first_child = root.next_functions[0]" in result.message

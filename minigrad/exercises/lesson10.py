@@ -14,6 +14,7 @@ A pass during which minigrad's own engine ran (``engine.real_engine_runs()`` mov
 reported as such: the learner's engine has to do the work itself. Checks print one
 verdict and never raise.
 """
+import traceback
 import warnings
 
 import minigrad as torch
@@ -424,8 +425,9 @@ class _Bypass(Exception):
 
 def _trace(scenario, run_backward=None):
     """The scenario's log on the real engine, or on ``run_backward`` (raising _Bypass
-    when minigrad's engine ran during it)."""
-    log = []
+    when minigrad's engine ran during it), and where an exception was raised outside
+    minigrad (None if nowhere)."""
+    log, where = [], None
     before = engine.real_engine_runs()
     try:
         if run_backward is None:
@@ -437,9 +439,14 @@ def _trace(scenario, run_backward=None):
         raise
     except Exception as exc:
         log.append(f"raised {type(exc).__name__}: {exc}")
+        # the learner's last line in the traceback, to show when the traces differ
+        frames = [f for f in traceback.extract_tb(exc.__traceback__)
+                  if "minigrad" not in f.filename.replace("\\", "/").split("/")]
+        if frames:
+            where = f"line {frames[-1].lineno} of your code: {frames[-1].line}"
     if run_backward is not None and engine.real_engine_runs() != before:
         raise _Bypass()
-    return log
+    return log, where
 
 
 def _first_difference(got, want):
@@ -466,9 +473,9 @@ def _diagnosis(got, want):
 def _scoreboard(run_backward, scenarios, what):
     matched, first = 0, None
     for name, scenario, _, hint in scenarios:
-        want = _trace(scenario)
+        want, _ = _trace(scenario)
         try:
-            got = _trace(scenario, run_backward)
+            got, where = _trace(scenario, run_backward)
         except _Bypass:
             return Result(False, f"{what}: on {name!r} minigrad's own engine ran during your pass "
                                  "(engine.real_engine_runs() moved), so this scores it, not you. "
@@ -477,7 +484,11 @@ def _scoreboard(run_backward, scenarios, what):
             matched += 1
         elif first is None:
             hint = _diagnosis(got, want) or hint
-            first = f"{name}: {_first_difference(got, want)}" + (f" (hint: {hint})" if hint else "")
+            first = f"{name}: {_first_difference(got, want)}"
+            if where and got[-1:] != want[-1:] and got[-1:] and got[-1].startswith("raised "):
+                first += f" ({where})"
+            elif hint:
+                first += f" (hint: {hint})"
     board = f"your engine: {matched}/{len(scenarios)} scenarios match"
     if first is None:
         return Result(True, f"{what}: {board}, the same traces as minigrad's engine.")
