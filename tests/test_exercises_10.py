@@ -213,3 +213,41 @@ def test_an_error_in_the_learners_engine_is_located(capsys):
     result = verdict(l10.check_engine_loop, assumes_an_edge, capsys)
     assert not result and "a leaf as the root" in result.message and "raised IndexError" in result.message
     assert "of your code: first_child = root.next_functions[0]" in result.message
+
+
+# --- the spec/ claims on the learner's engine ---------------------------------------------------
+SPEC_SCENARIOS = Path(__file__).resolve().parents[1] / "spec" / "scenarios"
+# c13 (a hook that changes a gradient's shape): the learner's engine does not validate a
+# hook's result, so the error comes later, from the next node, with another message.
+UNVALIDATED = {"c13_hook_changes_shape"}
+
+
+def _spec_module(name):
+    import importlib.util
+    import sys
+    package = "spec_scenarios_l10"
+    if package not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            package, SPEC_SCENARIOS / "__init__.py", submodule_search_locations=[str(SPEC_SCENARIOS)])
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[package] = module
+        spec.loader.exec_module(module)
+    import importlib
+    return importlib.import_module(f"{package}.{name}")
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in SPEC_SCENARIOS.glob("c*.py")))
+def test_spec_scenarios_run_the_same_on_the_solution_engine(name):
+    import warnings
+    module = _spec_module(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.manual_seed(0)
+        want = module.run(torch)
+        torch.manual_seed(0)
+        with engine.use(SOL["my_run_backward"]):
+            got = module.run(torch)
+    if name in UNVALIDATED:
+        assert got != want
+    else:
+        assert got == want
