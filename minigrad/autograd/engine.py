@@ -23,7 +23,11 @@ cast dtypes), then node post-hooks.
 The engine is a generator of :class:`EngineEvent` so a pass can be stepped and
 watched (:func:`backward_steps`, :func:`record_events`); ``backward()`` just runs it
 to the end.
+
+Lesson 10 swaps this engine for one the learner writes: :func:`use` and the small
+helper API under "the seam" at the end of this file.
 """
+import contextlib
 import itertools
 import threading
 import warnings
@@ -35,7 +39,11 @@ from .anomaly_mode import is_anomaly_enabled
 from .graph import (Node, AccumulateGrad, check_node_hook_result, check_tensor_hook_result)
 
 __all__ = ["EngineEvent", "backward_steps", "record_events", "queue_callback",
-           "current_graph_task_id", "will_engine_execute_node"]
+           "current_graph_task_id", "will_engine_execute_node",
+           # the seam (lesson 10): plug in an engine of your own
+           "use", "real_engine_runs", "call_node", "tensor_hooks", "store_retained_grads",
+           "pre_hooks", "post_hooks", "post_accumulate_hooks", "new_input_buffer",
+           "final_callbacks"]
 
 EngineEvent = namedtuple("EngineEvent", "kind node hook args result")
 EngineEvent.__doc__ = """One step of a backward pass: ``kind`` (see docs/architecture.md),
@@ -302,6 +310,7 @@ def _needs_input_grad(task, fn):
 
 
 def _call_function(task, fn, inputs):
+    _local.real_runs = getattr(_local, "real_runs", 0) + 1
     if fn.tensor_pre_hooks() or fn._retains_grad_hooks:
         inputs = yield from _call_tensor_pre_hooks(fn, inputs)
     if fn._pre_hooks:
@@ -389,6 +398,7 @@ def _accumulate(buffer, index, grad):
 
 # --- a whole pass -----------------------------------------------------------------------------
 def _execute(task, root, root_buffer):
+    _local.real_runs = getattr(_local, "real_runs", 0) + 1
     queue = ReadyQueue()
     queue.push(root, root_buffer)
     while queue:
@@ -420,8 +430,14 @@ def _prepare(roots, grads, keep_graph, create_graph, input_edges=None, accumulat
 
 
 def run_backward(roots, grads, keep_graph, create_graph, input_edges=None, accumulate_grad=True):
-    """Run one pass to the end; returns the captured gradients (``autograd.grad``)."""
+    """Run one pass to the end; returns the captured gradients (``autograd.grad``).
+
+    Inside ``with use(my_engine):`` a plain ``backward()`` pass (no ``inputs=``) runs
+    on ``my_engine`` instead (see :func:`use`)."""
     task, root, buffer = _prepare(roots, grads, keep_graph, create_graph, input_edges, accumulate_grad)
+    custom = getattr(_local, "custom", None)
+    if custom and input_edges is None:
+        return _run_custom(custom[-1], task, root, buffer)
     events = _execute(task, root, buffer)
     recorders = getattr(_local, "recorders", None)
     stack = _task_stack()
@@ -488,3 +504,141 @@ class record_events:
     def __exit__(self, *exc):
         _local.recorders.remove(self.events)
         return False
+
+
+# --- the seam: plug in an engine of your own (lesson 10) -----------------------------------
+#
+# ``with use(my_run_backward): loss.backward()`` runs the pass on ``my_run_backward``.
+#
+# Contract. minigrad calls ``my_run_backward(root, grad_outputs, keep_graph)`` with
+#
+# * ``root``: the node the pass starts at (``loss.grad_fn``, an ``AccumulateGrad`` when
+#   the root is a leaf, or a ``GraphRoot`` above several roots);
+# * ``grad_outputs``: the root's input buffer, a list with one gradient per input slot;
+# * ``keep_graph``: ``retain_graph``; when false, call ``node.release_variables()``
+#   after a node ran.
+#
+# It must run every node reachable from ``root`` once, in the order PyTorch's engine
+# does, with every hook, then drain :func:`final_callbacks`, and return nothing.
+# Around the call minigrad has already set up what the rest of the library relies on:
+# grad mode (on only for ``create_graph``), the current graph task (so hooks can
+# ``queue_callback``, multi-grad hooks see which nodes will run, checkpointing knows
+# its pass) and its pruning information.
+#
+# A node is read through its public surface (``node.next_functions``,
+# ``node._sequence_nr()``, ``node.name()``, ``node.release_variables()``,
+# ``isinstance(node, AccumulateGrad)``, ``node.variable``) and the helpers below, which
+# stand for what PyTorch's ``call_function`` reads from a ``Node`` in C++.
+#
+# Scope: ``backward()`` and ``Tensor.backward()``. ``autograd.grad`` and
+# ``backward(inputs=...)`` (which prune the graph and capture gradients) keep running
+# on minigrad's engine.
+
+def use(run_backward):
+    """Run every ``backward()`` inside the ``with`` block on ``run_backward(root,
+    grad_outputs, keep_graph)`` (the contract is in the comment above this function in
+    ``minigrad/autograd/engine.py``). Nests; per thread. There is no PyTorch
+    counterpart: PyTorch's engine is C++ and cannot be swapped from Python."""
+    @contextlib.contextmanager
+    def swapped():
+        stack = getattr(_local, "custom", None)
+        if stack is None:
+            stack = _local.custom = []
+        stack.append(run_backward)
+        try:
+            yield run_backward
+        finally:
+            stack.pop()
+    return swapped()
+
+
+def real_engine_runs():
+    """How many times (on this thread) minigrad's own engine has started a pass or run
+    a node: a check compares it before and after a pass to know which engine ran."""
+    return getattr(_local, "real_runs", 0)
+
+
+def _run_custom(run, task, root, buffer):
+    stack = _task_stack()
+    previous = grad_mode.is_grad_enabled()
+    grad_mode._set_enabled(task.create_graph)
+    stack.append(task)
+    try:
+        run(root, list(buffer), task.keep_graph)
+    finally:
+        stack.remove(task)
+        grad_mode._set_enabled(previous)
+    return task.captured
+
+
+def new_input_buffer(node):
+    """A fresh input buffer for ``node``: one None slot per gradient it receives
+    (PyTorch's ``InputBuffer(num_inputs)``)."""
+    return [None] * max(len(node._input_metadata), 1)
+
+
+def tensor_hooks(node):
+    """The tensor hooks (``Tensor.register_hook``) to run when ``node`` is popped, as
+    ``(input_nr, hook)`` pairs in the order to run them: grouped per tensor, in the
+    order the tensors got their first hook (PyTorch's ``node.tensor_pre_hooks()``).
+    ``hook(grad_outputs[input_nr])`` returns None or the gradient that replaces it."""
+    return [(nr, hook) for hooks, nr in list(node.tensor_pre_hooks())
+            for hook in list(hooks.values())]
+
+
+def store_retained_grads(node, grad_outputs):
+    """Run ``node``'s ``retain_grad`` hooks: store ``grad_outputs[i]`` as ``.grad`` of
+    every output tensor that called ``retain_grad()`` (PyTorch's
+    ``node.retains_grad_hooks()``). Returns the slots stored."""
+    stored = []
+    for nr, ref in list((node._retains_grad_hooks or {}).items()):
+        tensor = ref()
+        if tensor is not None:
+            tensor._store_retained_grad(grad_outputs[nr])
+            stored.append(nr)
+    return stored
+
+
+def pre_hooks(node):
+    """``node``'s pre-hooks (``Node.register_prehook``), in registration order:
+    ``hook(grad_outputs)`` returns None or a tuple that replaces them."""
+    return list(node._pre_hooks.values()) if node._pre_hooks else []
+
+
+def post_hooks(node):
+    """``node``'s post-hooks (``Node.register_hook``), in registration order:
+    ``hook(grad_inputs, grad_outputs)`` returns None or a tuple replacing grad_inputs."""
+    return list(node._post_hooks.values()) if node._post_hooks else []
+
+
+def post_accumulate_hooks(node):
+    """For an ``AccumulateGrad`` node, its leaf's post-accumulate-grad hooks
+    (``Tensor.register_post_accumulate_grad_hook``), in registration order:
+    ``hook(leaf)`` returns None. Empty for every other node."""
+    if not isinstance(node, AccumulateGrad):
+        return []
+    hooks = node.variable._post_accumulate_grad_hooks
+    return list(hooks.values()) if hooks else []
+
+
+def call_node(node, grad_outputs):
+    """Run ``node``'s backward formula on ``grad_outputs`` and return its gradients, a
+    list with one entry (a tensor or None) per ``node.next_functions`` edge, reduced to
+    the shape and dtype each next node expects (PyTorch's ``fn(inputs)`` followed by
+    ``validate_outputs``). No hook runs here: for an ``AccumulateGrad`` node it adds
+    the gradient into ``.grad`` and returns ``[]``; its post-accumulate hooks are yours
+    to call."""
+    if isinstance(node, AccumulateGrad):
+        node.apply(tuple(grad_outputs), (), run_hooks=False)
+        return []
+    outputs = list(node.apply(tuple(grad_outputs), node._default_needs()))
+    return _validate_outputs(node, outputs)
+
+
+def final_callbacks():
+    """The current pass's final callbacks (``queue_callback``), a list that grows while
+    they run (a callback may queue another): run them in order, re-reading its length."""
+    stack = _task_stack()
+    if not stack:
+        raise RuntimeError("final_callbacks() is only available during a backward pass.")
+    return stack[-1].final_callbacks

@@ -234,15 +234,17 @@ class AccumulateGrad(Node):
         hooks = self.variable._backward_hooks
         return [(hooks, 0)] if hooks is not None else ()
 
-    def apply(self, grad_outputs, needs_input_grad=()):
-        accumulate_into_grad(self.variable, grad_outputs[0])
+    def apply(self, grad_outputs, needs_input_grad=(), run_hooks=True):
+        accumulate_into_grad(self.variable, grad_outputs[0], run_hooks)
         return ()
 
 
-def accumulate_into_grad(variable, grad):
+def accumulate_into_grad(variable, grad, run_hooks=True):
     """AccumulateGrad's work: the first gradient is stored (a copy, so later in-place
     accumulation cannot touch another tensor), later ones are added in place, or out of
-    place when the graph of the gradient is being built (create_graph)."""
+    place when the graph of the gradient is being built (create_graph). Then the
+    post-accumulate-grad hooks run, unless ``run_hooks`` is false (an engine written in
+    lesson 10 calls them itself: ``engine.call_node``)."""
     if grad is not None:
         if variable.grad is None:
             if grad_mode.is_grad_enabled() and grad.requires_grad:     # create_graph: keep the graph (CopyBackwards)
@@ -253,7 +255,7 @@ def accumulate_into_grad(variable, grad):
             variable.grad = variable.grad + grad
         else:
             variable.grad._array += grad._array
-    hooks = variable._post_accumulate_grad_hooks
+    hooks = variable._post_accumulate_grad_hooks if run_hooks else None
     if hooks is not None:
         bad = False
         for hook in list(hooks.values()):

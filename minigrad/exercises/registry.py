@@ -83,6 +83,9 @@ _TABLE = [
     ("08", "add_gradient_reversal",    "check_gradient_reversal",        "core"),
     ("09", "my_count_flops",           "check_count_flops",              "core"),
     ("09", "attach_fsdp_hooks",        "check_fsdp_hooks",               "stretch"),
+    ("10", "count_dependencies",       "check_count_dependencies",       "warm-up"),
+    ("10", "run_backward_core",        "check_engine_loop",              "core"),
+    ("10", "my_run_backward",          "check_full_engine",              "stretch"),
 ]
 
 
@@ -100,7 +103,7 @@ def _build(table) -> dict[str, tuple[Exercise, ...]]:
     return {lesson: tuple(exercises) for lesson, exercises in lessons.items()}
 
 
-#: lesson ("00".."09") -> its exercises, in notebook order
+#: lesson ("00".."10") -> its exercises, in notebook order
 EXERCISES: dict[str, tuple[Exercise, ...]] = _build(_TABLE)
 
 

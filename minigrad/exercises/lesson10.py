@@ -1,0 +1,552 @@
+"""Checks for lesson 10 (write the engine yourself): dependency counts, the engine
+loop, and a whole engine with every hook level, plugged in with
+``minigrad.autograd.engine.use``.
+
+Each scenario below builds a fresh graph, registers hooks that write to a log, and runs
+``backward()``; its trace is that log, the order the nodes ran in and the gradients.
+It runs twice: on minigrad's real engine (the expectation) and inside
+``engine.use(learner's engine)``. The facts they exercise are those of the ``spec/``
+claims (c01 hook order, c04 node-hook arguments, c05 retain_grad after hooks, c06 leaf
+hook vs post-accumulate, c07 multi-grad hooks, c08 final callbacks, c09 tensor used
+twice, c12 ready-queue order), each of which is cross-checked against PyTorch there.
+
+A pass during which minigrad's own engine ran (``engine.real_engine_runs()`` moved) is
+reported as such: the learner's engine has to do the work itself. Checks print one
+verdict and never raise.
+"""
+import traceback
+import warnings
+
+import minigrad as torch
+from minigrad.autograd import engine
+
+from . import Result, run_check
+
+__all__ = ["check_count_dependencies", "check_engine_loop", "check_full_engine", "SCENARIOS"]
+
+
+def _r(t):
+    """A tensor as rounded nested lists (None stays None)."""
+    if t is None:
+        return None
+    if isinstance(t, (tuple, list)):
+        return [_r(v) for v in t]
+    def rnd(v):
+        if isinstance(v, list):
+            return [rnd(u) for u in v]
+        v = round(float(v), 4)
+        return 0.0 if v == 0 else v
+    return rnd(t.tolist())
+
+
+def _watch(log, outputs, leaves):
+    """Log each node's name when its backward formula runs (``leaves``: {tensor: label}
+    names the AccumulateGrad nodes)."""
+    labels = {}
+    for t, label in leaves.items():
+        if t.grad_fn is None and t.requires_grad:
+            labels[t._get_grad_accumulator()] = f"AccumulateGrad({label})"
+    stack = [o.grad_fn for o in outputs if o.grad_fn is not None]
+    seen = set()
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        name = labels.get(node, node.name())
+
+        def apply(*args, _orig=node.apply, _name=name, **kwargs):
+            log.append(f"run {_name}")
+            return _orig(*args, **kwargs)
+        node.apply = apply
+        stack.extend(n for n, _ in node.next_functions)
+
+
+def _leaves():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    w = torch.tensor([3.0, -1.0], requires_grad=True)
+    return x, w
+
+
+# --- graph scenarios: no hooks (the engine loop) -------------------------------------------------
+def s_chain(log):
+    x, _ = _leaves()
+    out = x.exp().sin().tanh().sum()
+    _watch(log, [out], {x: "x"})
+    out.backward()
+    log.append(f"x.grad = {_r(x.grad)}")
+
+
+def s_two_leaves(log):
+    x, w = _leaves()
+    out = (x * w).sum()
+    _watch(log, [out], {x: "x", w: "w"})
+    out.backward()
+    log.append(f"x.grad = {_r(x.grad)}, w.grad = {_r(w.grad)}")
+
+
+def s_diamond(log):
+    x, w = _leaves()
+    y = x * w
+    out = (y.sin() + y.cos()).sum()
+    _watch(log, [out], {x: "x", w: "w"})
+    out.backward()
+    log.append(f"x.grad = {_r(x.grad)}, w.grad = {_r(w.grad)}")
+
+
+def s_used_twice(log):
+    x, _ = _leaves()
+    out = (x * x).sum()
+    _watch(log, [out], {x: "x"})
+    out.backward()
+    log.append(f"x.grad = {_r(x.grad)}")
+
+
+def s_sequence_order(log):
+    x, w = _leaves()
+    a = x.exp()                 # created first: smaller sequence number
+    b = w.sin()
+    out = (a * b).sum()
+    _watch(log, [out], {x: "x", w: "w"})
+    out.backward()
+    log.append(f"x.grad = {_r(x.grad)}, w.grad = {_r(w.grad)}")
+
+
+def s_branches(log):
+    x, w = _leaves()
+    h = (x * w).relu() * x + w
+    out = (h * h.exp()).sum() + x.tanh().sum()
+    _watch(log, [out], {x: "x", w: "w"})
+    out.backward()
+    log.append(f"x.grad = {_r(x.grad)}, w.grad = {_r(w.grad)}")
+
+
+def s_broadcast(log):
+    a = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    b = torch.tensor([1.0, -1.0, 0.5], requires_grad=True)
+    out = ((a + b) * b).sum()
+    _watch(log, [out], {a: "a", b: "b"})
+    out.backward()
+    log.append(f"a.grad = {_r(a.grad)}, b.grad = {_r(b.grad)}")
+
+
+def s_grad_tensor(log):
+    x, w = _leaves()
+    y = x * w
+    _watch(log, [y], {x: "x", w: "w"})
+    y.backward(torch.tensor([1.0, 10.0]))
+    log.append(f"x.grad = {_r(x.grad)}, w.grad = {_r(w.grad)}")
+
+
+def s_leaf_root(log):
+    x, _ = _leaves()
+    x.backward(torch.tensor([2.0, 3.0]))
+    x.backward(torch.tensor([1.0, 1.0]))
+    log.append(f"x.grad = {_r(x.grad)}")
+
+
+def s_two_roots(log):
+    x, w = _leaves()
+    a, b = (x * 2).sum(), (x * w).sum()
+    _watch(log, [a, b], {x: "x", w: "w"})
+    torch.autograd.backward([a, b])
+    log.append(f"x.grad = {_r(x.grad)}, w.grad = {_r(w.grad)}")
+
+
+def s_retain_graph(log):
+    x, w = _leaves()
+    out = (x.exp() * w).sum()
+    out.backward(retain_graph=True)
+    log.append(f"after pass 1: x.grad = {_r(x.grad)}")
+    out.backward()
+    log.append(f"after pass 2: x.grad = {_r(x.grad)}")
+
+
+def s_freed_graph(log):
+    x, w = _leaves()
+    out = (x.exp() * w).sum()
+    out.backward()
+    log.append(f"after pass 1: x.grad = {_r(x.grad)}")
+    out.backward()             # raises: the saved values were freed
+
+
+def s_mlp(log):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1))
+    x = torch.tensor([[1.0, -2.0, 0.5], [0.0, 1.0, 2.0]])
+    loss = torch.nn.functional.mse_loss(model(x), torch.tensor([[1.0], [-1.0]]))
+    _watch(log, [loss], {p: n for n, p in model.named_parameters()})
+    loss.backward()
+    for name, p in model.named_parameters():
+        log.append(f"{name}.grad = {_r(p.grad)}")
+
+
+def s_create_graph(log):
+    x, _ = _leaves()
+    with warnings.catch_warnings():           # backward(create_graph=True)'s leak warning
+        warnings.simplefilter("ignore")
+        (x ** 3).sum().backward(create_graph=True)
+    g = x.grad
+    log.append(f"x.grad = {_r(g)}, has a graph: {g.grad_fn is not None}")
+    x.grad = None
+    g.sum().backward()
+    log.append(f"second derivative = {_r(x.grad)}")
+
+
+# --- hook scenarios (every hook level) -------------------------------------------------------------
+def s_tensor_hooks_chain(log):
+    x, _ = _leaves()
+    y = x * 2
+    for name in "ABC":
+        def hook(g, name=name):
+            log.append(f"hook {name} got {_r(g)}")
+            return g + 1
+        y.register_hook(hook)
+    y.sum().backward()
+    log.append(f"x.grad = {_r(x.grad)}")
+
+
+def s_leaf_tensor_hook(log):
+    x, w = _leaves()
+    x.register_hook(lambda g: log.append(f"x hook got {_r(g)}") or g * 10)
+    w.register_hook(lambda g: log.append(f"w hook got {_r(g)}"))
+    (x.exp() * w.sin()).sum().backward()
+    log.append(f"x.grad = {_r(x.grad)}, w.grad = {_r(w.grad)}")
+
+
+def s_retain_grad_after_hooks(log):
+    x, _ = _leaves()
+    y = x * 3
+    y.retain_grad()                          # registered before the hook ...
+    y.register_hook(lambda g: log.append(f"y hook got {_r(g)}") or g * 2)
+    (y * y).sum().backward()
+    log.append(f"y.grad = {_r(y.grad)}")     # ... still sees the hooked gradient
+
+
+def s_node_pre_hooks(log):
+    x, _ = _leaves()
+    y = x * 3
+    y.grad_fn.register_prehook(lambda go: log.append(f"pre 1 got {_r(go)}"))
+    y.grad_fn.register_prehook(lambda go: log.append("pre 2 doubles") or (go[0] * 2,))
+    y.grad_fn.register_prehook(lambda go: log.append(f"pre 3 got {_r(go)}"))
+    y.sum().backward()
+    log.append(f"x.grad = {_r(x.grad)}")
+
+
+def s_node_post_hook_args(log):
+    x, w = _leaves()
+    y = x * w
+
+    def post(grad_inputs, grad_outputs):
+        log.append(f"post got grad_inputs {_r(grad_inputs)} and grad_outputs {_r(grad_outputs)}")
+        return (grad_inputs[0], grad_inputs[1] * 0)
+    y.grad_fn.register_hook(post)
+    y.backward(torch.tensor([1.0, 2.0]))
+    log.append(f"x.grad = {_r(x.grad)}, w.grad = {_r(w.grad)}")
+
+
+def s_one_node_order(log):
+    x, w = _leaves()
+    y = x * w
+    y.register_hook(lambda g: log.append("tensor hook") or g * 2)
+    y.retain_grad()
+    y.grad_fn.register_prehook(lambda go: log.append(f"pre-hook (y.grad = {_r(y.grad)})"))
+    y.grad_fn.register_hook(lambda gi, go: log.append("post-hook"))
+    _watch(log, [y], {x: "x", w: "w"})
+    y.sum().backward()
+
+
+def s_leaf_hook_order(log):
+    x, w = _leaves()
+    x.register_hook(lambda g: log.append(f"x tensor hook (x.grad = {_r(x.grad)})"))
+    x.register_post_accumulate_grad_hook(lambda p: log.append(f"x post-accumulate (x.grad = {_r(p.grad)})"))
+    out = (x * w).sum()
+    acc = out.grad_fn.next_functions[0][0].next_functions[0][0]
+    acc.register_prehook(lambda go: log.append("AccumulateGrad(x) pre-hook"))
+    acc.register_hook(lambda gi, go: log.append(f"AccumulateGrad(x) post-hook got {_r(gi)}, {_r(go)}"))
+    w.register_post_accumulate_grad_hook(lambda p: log.append("w post-accumulate"))
+    _watch(log, [out], {x: "x", w: "w"})
+    out.backward()
+
+
+def s_hook_on_tensor_used_twice(log):
+    x, _ = _leaves()
+    y = x * 2
+    y.register_hook(lambda g: log.append(f"y hook got {_r(g)} (once, summed)"))
+    (y * y + y).sum().backward()
+    log.append(f"x.grad = {_r(x.grad)}")
+
+
+def s_final_callbacks(log):
+    x, _ = _leaves()
+    y = x * 2
+    z = y * 3
+    queue = torch.autograd.Variable._execution_engine.queue_callback
+
+    def cb1():
+        log.append(f"cb1: x.grad = {_r(x.grad)}, grad enabled = {torch.is_grad_enabled()}")
+        queue(lambda: log.append("cb2 (queued by cb1)"))
+
+    def z_hook(g):
+        log.append("z hook queues cb1 and cb3")
+        queue(cb1)
+        queue(lambda: log.append("cb3"))
+    z.register_hook(z_hook)
+    y.register_hook(lambda g: log.append("y hook"))
+    x.register_post_accumulate_grad_hook(lambda p: log.append("x post-accumulate"))
+    z.sum().backward()
+    log.append("backward returned")
+
+
+def s_hook_raises(log):
+    x, w = _leaves()
+    y = x * w
+    queue = torch.autograd.Variable._execution_engine.queue_callback
+
+    def bad(g):
+        queue(lambda: log.append("callback (must not run: the pass failed)"))
+        raise ValueError("this hook fails")
+    y.register_hook(bad)
+    w.register_hook(lambda g: log.append("w hook (must not run)"))
+    try:
+        y.sum().backward()
+    except ValueError as e:
+        log.append(f"backward raised ValueError: {e}")
+    log.append(f"x.grad = {_r(x.grad)}, w.grad = {_r(w.grad)}")
+
+
+def s_ready_queue_hooks(log):
+    x, w = _leaves()
+    a = x.exp()
+    b = w.sin()
+    x.register_hook(lambda g: log.append("x hook"))
+    w.register_hook(lambda g: log.append("w hook"))
+    a.register_hook(lambda g: log.append("a hook"))
+    b.register_hook(lambda g: log.append("b hook"))
+    (a * b).sum().backward()
+
+
+def s_multi_grad_hook(log):
+    x, w = _leaves()
+    torch.autograd.graph.register_multi_grad_hook(
+        (x, w), lambda grads: log.append(f"all ready: {_r(list(grads))}"))
+    (x * 2).sum().backward()
+    (x * w).sum().backward()
+
+
+def s_module_hooks(log):
+    lin = torch.nn.Linear(2, 2)
+    with torch.no_grad():
+        lin.weight.copy_(torch.tensor([[1.0, -1.0], [0.5, 2.0]]))
+        lin.bias.zero_()
+    lin.register_full_backward_pre_hook(lambda m, go: log.append(f"module pre got {_r(go)}"))
+    lin.register_full_backward_hook(lambda m, gi, go: log.append(f"module hook got {_r(gi)}, {_r(go)}"))
+    x = torch.tensor([[1.0, 2.0]], requires_grad=True)
+    lin(x).pow(2).sum().backward()
+    log.append(f"x.grad = {_r(x.grad)}, weight.grad = {_r(lin.weight.grad)}")
+
+
+def s_checkpoint(log):
+    from minigrad.utils.checkpoint import checkpoint
+    x, w = _leaves()
+
+    def block(t):
+        log.append("block forward")
+        return (t * w).sin()
+    out = checkpoint(block, x * 2, use_reentrant=False).sum()
+    out.backward()
+    log.append(f"x.grad = {_r(x.grad)}, w.grad = {_r(w.grad)}")
+
+
+def s_optimizer_in_backward(log):
+    x, w = _leaves()
+
+    def step(p):
+        with torch.no_grad():
+            p -= 0.1 * p.grad
+        p.grad = None
+        log.append(f"stepped to {_r(p)}")
+    x.register_post_accumulate_grad_hook(step)
+    w.register_post_accumulate_grad_hook(step)
+    (x * w).sum().backward()
+
+
+#: (name, scenario, uses hooks, hint when it differs)
+SCENARIOS = [
+    ("a chain", s_chain, False, None),
+    ("two leaves (x * w)", s_two_leaves, False, None),
+    ("a diamond", s_diamond, False, "a node runs once, when every gradient sent to it has arrived"),
+    ("a tensor used twice (x * x)", s_used_twice, False,
+     "x * x sends two gradients to the same slot: the input buffer sums them"),
+    ("the ready queue order", s_sequence_order, False,
+     "pop the ready node with the highest _sequence_nr() first"),
+    ("branching graph", s_branches, False, None),
+    ("broadcasting (a + b)", s_broadcast, False, None),
+    ("backward(gradient)", s_grad_tensor, False, None),
+    ("a leaf as the root", s_leaf_root, False, None),
+    ("two roots", s_two_roots, False, None),
+    ("retain_graph=True, twice", s_retain_graph, False, None),
+    ("a second pass without retain_graph", s_freed_graph, False,
+     "without keep_graph, call node.release_variables() after the node ran"),
+    ("a small MLP", s_mlp, False, None),
+    ("create_graph and a second derivative", s_create_graph, False, None),
+    ("three tensor hooks on one tensor", s_tensor_hooks_chain, True,
+     "tensor hooks run in registration order, each gets what the previous returned"),
+    ("tensor hooks on leaves", s_leaf_tensor_hook, True,
+     "a leaf's tensor hooks run when its AccumulateGrad node is popped, before it accumulates"),
+    ("retain_grad sees the hooked gradient", s_retain_grad_after_hooks, True,
+     "store the retained grads after every tensor hook ran"),
+    ("node pre-hooks", s_node_pre_hooks, True,
+     "pre-hooks get a tuple; a returned tuple replaces the grad_outputs"),
+    ("a node post-hook's arguments", s_node_post_hook_args, True,
+     "post-hooks get (grad_inputs, grad_outputs); a returned tuple replaces grad_inputs"),
+    ("every level at one node", s_one_node_order, True,
+     "the order is tensor hooks, retain_grad, pre-hooks, the node, post-hooks"),
+    ("every level at a leaf", s_leaf_hook_order, True,
+     "at AccumulateGrad: tensor hooks, pre-hooks, accumulate, post-accumulate hooks, post-hooks"),
+    ("a hook on a tensor used twice", s_hook_on_tensor_used_twice, True,
+     "a tensor hook runs once, on the summed gradient, when the node is popped"),
+    ("final callbacks", s_final_callbacks, True,
+     "run engine.final_callbacks() after the queue is empty, re-reading its length"),
+    ("a hook that raises", s_hook_raises, True,
+     "let the exception propagate: no more nodes, no final callbacks"),
+    ("the ready queue, seen by hooks", s_ready_queue_hooks, True,
+     "AccumulateGrad has the highest sequence number: a ready leaf runs next"),
+    ("a multi-grad hook", s_multi_grad_hook, True, None),
+    ("module backward hooks", s_module_hooks, True, None),
+    ("checkpointing", s_checkpoint, True, None),
+    ("an optimizer step in a post-accumulate hook", s_optimizer_in_backward, True, None),
+]
+
+
+class _Bypass(Exception):
+    pass
+
+
+def _trace(scenario, run_backward=None):
+    """The scenario's log on the real engine, or on ``run_backward`` (raising _Bypass
+    when minigrad's engine ran during it), and where an exception was raised outside
+    minigrad (None if nowhere)."""
+    log, where = [], None
+    before = engine.real_engine_runs()
+    try:
+        if run_backward is None:
+            scenario(log)
+        else:
+            with engine.use(run_backward):
+                scenario(log)
+    except NotImplementedError:
+        raise
+    except Exception as exc:
+        log.append(f"raised {type(exc).__name__}: {exc}")
+        # the learner's last line in the traceback, to show when the traces differ
+        frames = [f for f in traceback.extract_tb(exc.__traceback__)
+                  if "minigrad" not in f.filename.replace("\\", "/").split("/")]
+        if frames:
+            where = f"line {frames[-1].lineno} of your code: {frames[-1].line}"
+    if run_backward is not None and engine.real_engine_runs() != before:
+        raise _Bypass()
+    return log, where
+
+
+def _first_difference(got, want):
+    for i, (g, w) in enumerate(zip(got, want)):
+        if g != w:
+            return f"line {i + 1} is {g!r}, expected {w!r}"
+    if len(got) < len(want):
+        return f"your trace stops after {len(got)} line(s); next expected: {want[len(got)]!r}"
+    return f"your trace has an extra line {got[len(want)]!r}"
+
+
+def _diagnosis(got, want):
+    """A hint from the shape of the difference, when it is a telling one."""
+    runs = lambda trace: [line for line in trace if line.startswith("run ")]
+    if runs(want) and runs(got) == runs(want):
+        return ("the nodes ran in the right order but the values differ: does the input "
+                "buffer add the gradients that arrive in the same slot?")
+    if runs(want) and sorted(runs(got)) == sorted(runs(want)):
+        return ("the same nodes in another order: pop the ready node with the highest "
+                "_sequence_nr() first, ties first-in first-out")
+    return None
+
+
+def _scoreboard(run_backward, scenarios, what):
+    matched, first = 0, None
+    for name, scenario, _, hint in scenarios:
+        want, _ = _trace(scenario)
+        try:
+            got, where = _trace(scenario, run_backward)
+        except _Bypass:
+            return Result(False, f"{what}: on {name!r} minigrad's own engine ran during your pass "
+                                 "(engine.real_engine_runs() moved), so this scores it, not you. "
+                                 "Write the loop yourself with engine.call_node and the hook helpers.")
+        if got == want:
+            matched += 1
+        elif first is None:
+            hint = _diagnosis(got, want) or hint
+            first = f"{name}: {_first_difference(got, want)}"
+            if where and got[-1:] != want[-1:] and got[-1:] and got[-1].startswith("raised "):
+                first += f" ({where})"
+            elif hint:
+                first += f" (hint: {hint})"
+    board = f"your engine: {matched}/{len(scenarios)} scenarios match"
+    if first is None:
+        return Result(True, f"{what}: {board}, the same traces as minigrad's engine.")
+    return Result(False, f"{what}: {board}; first mismatch: {first}.")
+
+
+def _probe(run_backward):
+    """One plain pass first, so an unwritten engine is reported as not implemented."""
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    with engine.use(run_backward):
+        (x * 2).sum().backward()
+
+
+def check_count_dependencies(count_dependencies):
+    """``count_dependencies(root)`` returns ``{node: number of edges pointing at it}``
+    for every node reachable from ``root`` (the engine's ``_compute_dependencies``)."""
+    def body():
+        x, w = _leaves()
+        y = x * w
+        graphs = [("(x * w).sum()", (x * w).sum()),
+                  ("diamond (y.sin() + y.cos()).sum()", (y.sin() + y.cos()).sum()),
+                  ("(x * x).sum()", (x * x).sum()),
+                  ("((x * w).relu() * x + w).sum()", ((x * w).relu() * x + w).sum()),
+                  ("y * y + y", (y * y + y).sum())]
+        for text, out in graphs:
+            task = engine.GraphTask(keep_graph=True, create_graph=False)
+            engine._compute_dependencies(task, out.grad_fn)
+            want = task.dependencies
+            got = count_dependencies(out.grad_fn)
+            if not isinstance(got, dict):
+                return Result(False, f"on {text}: expected a dict, got {type(got).__name__}.")
+            if out.grad_fn in got and got[out.grad_fn]:
+                return Result(False, f"on {text}: the root has no incoming edge, so no count.")
+            for node, n in want.items():
+                if got.get(node, 0) != n:
+                    hint = (" An edge that appears twice (x * x, y * y) counts twice."
+                            if got.get(node, 0) < n else
+                            " Walk each node's next_functions only once (keep a set of seen nodes).")
+                    return Result(False, f"on {text}: {node.name()} has count {got.get(node, 0)}, "
+                                         f"expected {n}.{hint}")
+        return Result(True, "count_dependencies gives the engine's counts on all the graphs.")
+    return run_check("count_dependencies", body)
+
+
+def check_engine_loop(run_backward_core):
+    """``run_backward_core(root, grad_outputs, keep_graph)``: the engine without hooks.
+    Compared with minigrad's engine on the graph scenarios (node order and gradients)."""
+    def body():
+        _probe(run_backward_core)
+        return _scoreboard(run_backward_core, [s for s in SCENARIOS if not s[2]],
+                           "run_backward_core")
+    return run_check("run_backward_core", body)
+
+
+def check_full_engine(my_run_backward):
+    """``my_run_backward(root, grad_outputs, keep_graph)``: the whole engine, every hook
+    level and final callbacks. Compared with minigrad's engine on every scenario."""
+    def body():
+        _probe(my_run_backward)
+        return _scoreboard(my_run_backward, SCENARIOS, "my_run_backward")
+    return run_check("my_run_backward", body)
