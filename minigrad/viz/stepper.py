@@ -14,7 +14,7 @@ import io
 import matplotlib.figure
 
 from ._common import HOOK_KINDS, NODE_COLORS, escape, hook_name, is_leaf_node, is_node, \
-    is_tensor, kind_color, label_lookup, legend_html, node_label, summarize
+    is_tensor, kind_color, label_lookup, legend_html, node_label, summarize, to_numpy
 from .graph import draw_graph, graph_nodes
 
 try:
@@ -71,7 +71,7 @@ def predict_next(events):
     if not events:
         raise LookupError("no event yet")
     last = events[-1]
-    state = last.state
+    state = getattr(last, "state", None)
     if state is None:
         raise LookupError("not recorded")
     n_callbacks = sum(1 for e in events if e.kind == "callback")
@@ -322,7 +322,7 @@ class EngineStepper(widgets.VBox):
         """``{node: "running" | "ready" | "waiting" | "done"}`` at this pause (the
         legend's states), or None when the current event carries no state."""
         event = self.current
-        if event is None or event.state is None:
+        if event is None or getattr(event, "state", None) is None:
             return None
         out = {}
         for e in self.events:
@@ -348,7 +348,7 @@ class EngineStepper(widgets.VBox):
         event = self.current
         titles = ("Next hook", "Ready queue (pops from the top)",
                   "Dependencies left", "Input buffers (gradients gathered)")
-        if event is None or event.state is None:
+        if event is None or getattr(event, "state", None) is None:
             text = _NOT_STARTED if event is None else _NOT_RECORDED
             return [f"<b>{t}</b>: <i>{text}</i>" for t in titles]
         state = event.state
@@ -378,7 +378,7 @@ class EngineStepper(widgets.VBox):
                 kind, node, _ = next_step
                 where = "" if node is None else f" {escape(self._label(node))}"
                 step_text = f"{escape(kind)}{where}"
-            nxt = (f'<b>{titles[0]}</b>: <span class="next-hook">{hook_text}</span><br>'
+            nxt = (f'<b>{titles[0]}</b>: <span class="next-hook">{hook_text}</span><br>\n'
                    f'<span style="color:#555">next step: <span class="next-step">'
                    f"{step_text}</span></span>")
 
@@ -386,20 +386,21 @@ class EngineStepper(widgets.VBox):
             items = "".join(
                 f'<li{self._swatch("ready")}><span class="node">'
                 f'{escape(self._label(node))}</span> <span class="seq">seq '
-                f"{seq_text(seq)}</span></li>" for seq, node, _ in state.queue)
-            queue = f"<b>{titles[1]}</b><ol style=\"margin:0;padding-left:2em\">{items}</ol>"
+                f"{seq_text(seq)}</span></li>\n" for seq, node, _ in state.queue)
+            queue = f"<b>{titles[1]}</b>\n<ol style=\"margin:0;padding-left:2em\">{items}</ol>"
         else:
             queue = f"<b>{titles[1]}</b>: <i>empty</i>"
 
         rows = "".join(
             f'<tr{self._swatch(states.get(node))}><td class="node" {cell}>'
-            f'{escape(self._label(node))}</td><td class="count" {cell}>{count}</td></tr>'
+            f'{escape(self._label(node))}</td>\n<td class="count" {cell}>{count}</td></tr>\n'
             for node, count in state.dependencies.items())
-        deps = (f"<b>{titles[2]}</b><table>{rows}</table>" if rows
+        deps = (f"<b>{titles[2]}</b>\n<table>{rows}</table>" if rows
                 else f"<b>{titles[2]}</b>: <i>none (the root only)</i>")
 
         def grads(buffer):
-            return ", ".join("&mdash;" if g is None else escape(summarize(g)) for g in buffer)
+            return ", ".join("&mdash;" if g is None else escape(summarize(to_numpy(g)))
+                             for g in buffer)
         running = [e for e in self.events if e.kind == "node_start"][-1:] \
             if states.get(event.node) == "running" else []
         held = [(e.node, e.args, "running") for e in running] + \
@@ -407,8 +408,8 @@ class EngineStepper(widgets.VBox):
                [(node, buf, "waiting") for node, buf in state.buffers.items()]
         rows = "".join(
             f'<tr{self._swatch(st)}><td class="node" {cell}>{escape(self._label(node))}'
-            f'</td><td class="grads" {cell}>{grads(buf)}</td></tr>' for node, buf, st in held)
-        buffers = (f"<b>{titles[3]}</b><table>{rows}</table>" if rows
+            f'</td>\n<td class="grads" {cell}>{grads(buf)}</td></tr>\n' for node, buf, st in held)
+        buffers = (f"<b>{titles[3]}</b>\n<table>{rows}</table>" if rows
                    else f"<b>{titles[3]}</b>: <i>none held</i>")
         return [nxt, queue, deps, buffers]
 
