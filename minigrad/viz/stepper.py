@@ -303,9 +303,12 @@ class EngineStepper(widgets.VBox):
         ax = fig.add_subplot()
         roots = self._graph_roots()
         if roots:
-            states = self.node_states() or {}
-            running = [n for n, st in states.items() if st == "running"]
-            node = running or (self.current.node if self.current is not None else None)
+            states = self.node_states()
+            if states is None:           # a replay: highlight the event's node
+                states = {}
+                node = self.current.node if self.current is not None else None
+            else:                        # after node_done the node is done, not running
+                node = [n for n, st in states.items() if st == "running"]
             draw_graph(*roots, ax=ax, highlight=node, labels=self.labels, fontsize=8,
                        states={n: st for n, st in states.items() if st != "running"})
         else:
@@ -415,8 +418,8 @@ class EngineStepper(widgets.VBox):
 
     def _event_html(self, i, event, current):
         style = ' style="background:#ffe2b0;font-weight:bold"' if current else ""
-        parts = [f'<span class="kind" style="color:{kind_color(event.kind)}">'
-                 f"{escape(event.kind)}</span>",
+        parts = [f'<span class="kind" style="border-left:0.8em solid {kind_color(event.kind)};'
+                 f'padding-left:0.3em">{escape(event.kind)}</span>',
                  escape(node_label(event.node, self._lookup, multiline=False))]
         name = hook_name(event.hook)
         if name is not None:
