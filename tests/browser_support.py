@@ -216,8 +216,10 @@ def squash(text):
 # ---------------------------------------------------------------------- the replica
 # Runs in a fresh interpreter: executes the notebook's code cells up to the first one
 # that builds an EngineStepper (the same code the kernel runs), then drives that stepper
-# in Python and prints, as JSON, the status text and event-list items it shows after
-# Reset, Step, Step and Run to end.
+# in Python and prints, as JSON, the status text, event-list items and state panels it
+# shows after Reset, Step, Step, Step and Run to end, and Python's own answer for the
+# ready queue and the dependency counts, read from the engine's state on the event
+# (not from the widget's HTML).
 _REPLICA = r'''
 import ast, contextlib, io, json, os, sys
 import nbformat
@@ -252,15 +254,32 @@ else:
         sys.exit(f"expected one EngineStepper after cell {index}, found {len(found)}")
     stepper = found[0]
 
+from minigrad.viz._common import node_label
+from minigrad.viz.stepper import seq_text
+
+def answer():
+    event = stepper.current
+    state = None if event is None else event.state
+    if state is None:
+        return {"queue": [], "deps": []}
+    name = lambda node: node_label(node, stepper._lookup, multiline=False)
+    return {"queue": [[name(node), "seq " + seq_text(seq)] for seq, node, _ in state.queue],
+            "deps": [[name(node), str(count)] for node, count in state.dependencies.items()]}
+
 def view():
     items = stepper.event_list.value.split("<li")[1:]
     return {"status": stepper.status.value,
-            "events": ["<li" + item for item in items]}
+            "events": ["<li" + item for item in items],
+            "panels": {css: getattr(stepper, attr).value for css, attr in PANELS},
+            "answer": answer()}
 
+PANELS = (("minigrad-next-hook", "next_hook"), ("minigrad-queue", "queue"),
+          ("minigrad-deps", "deps"), ("minigrad-buffers", "buffers"))
 out = {}
 stepper.reset(); out["reset"] = view()
 stepper.step(); out["step1"] = view()
 stepper.step(); out["step2"] = view()
+stepper.step(); out["step3"] = view()
 stepper.run_to_end(); out["done"] = view()
 out["n_events"] = len(stepper.events)
 print("REPLICA-JSON " + json.dumps(out))
@@ -276,7 +295,9 @@ def start_replica(notebook_file):
 
 
 def replica_result(proc, timeout=60):
-    """What Python shows after each action: {action: {"status": text, "events": [text]}}."""
+    """What Python shows after each action: {action: {"status": text, "events": [text],
+    "panels": {css class: text}, "answer": {"queue": [[node, "seq n"]], "deps": [[node,
+    "count"]]}}}."""
     try:
         stdout, stderr = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -290,5 +311,7 @@ def replica_result(proc, timeout=60):
     result = {"n_events": raw.pop("n_events")}
     for action, v in raw.items():
         result[action] = {"status": html_text(v["status"]),
-                          "events": [html_text(e) for e in v["events"]]}
+                          "events": [html_text(e) for e in v["events"]],
+                          "panels": {k: html_text(t) for k, t in v["panels"].items()},
+                          "answer": v["answer"]}
     return result

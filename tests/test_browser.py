@@ -4,9 +4,11 @@ JupyterLab runs on 127.0.0.1 (free port, random token) over a temporary copy of 
 (Lab autosaves, which would write into the real notebooks) with fresh config, data,
 runtime and IPython directories. Headless Debian Chromium (``apt-get install chromium``;
 never ``playwright install``) driven by Playwright opens lesson 01, clears its outputs and
-runs all cells, then clicks the ``EngineStepper``'s buttons and waits for the status line
-and event list to show exactly what Python computes for the same graph (a replica runs
-the notebook's cells up to the stepper in a separate interpreter). That is a round trip
+runs all cells, then clicks the ``EngineStepper``'s buttons and waits for the status line,
+event list and state panels (next hook, ready queue, dependency counts, input buffers) to
+show exactly what Python computes for the same graph (a replica runs the notebook's cells
+up to the stepper in a separate interpreter); the queue's entries and the counts read from
+the DOM must equal the engine's own state on the replica's events. That is a round trip
 browser -> kernel -> browser, not just the absence of "Error displaying widget".
 
 If lesson 01 is absent or has no ``EngineStepper(`` cell, the test writes a small notebook
@@ -242,9 +244,24 @@ def _drive_browser(sync_playwright, lab, notebook, n_code, replica, tmp_path, ti
             assert squash(step.inner_text()) == "Step"
             assert squash(status.inner_text()), "the status line is empty"
 
+            panels = ("minigrad-next-hook", "minigrad-queue", "minigrad-deps",
+                      "minigrad-buffers")
+            for css in panels + ("minigrad-legend",):
+                loc = stepper.locator(f".{css}")
+                assert loc.count() == 1 and loc.is_visible(), f"no visible .{css}"
+
+            def cells(selector, *parts):
+                rows = stepper.locator(selector)
+                return [[squash(rows.nth(i).locator(p).inner_text()) for p in parts]
+                        for i in range(rows.count())]
+
             def view():
                 return {"status": squash(status.inner_text()),
-                        "events": [squash(e) for e in events.all_inner_texts()]}
+                        "events": [squash(e) for e in events.all_inner_texts()],
+                        "panels": {css: squash(stepper.locator(f".{css}").inner_text())
+                                   for css in panels},
+                        "answer": {"queue": cells(".minigrad-queue li", ".node", ".seq"),
+                                   "deps": cells(".minigrad-deps tr", ".node", ".count")}}
 
             expected = replica_result(replica)
             timings["replica_wait"] = time.monotonic() - t
@@ -265,6 +282,11 @@ def _drive_browser(sync_playwright, lab, notebook, n_code, replica, tmp_path, ti
             _wait_until("after a second Step", view, expected["step2"], 30)
             assert events.nth(1).evaluate("e => getComputedStyle(e).fontWeight") in ("700", "bold"), \
                 "the newest event is not highlighted"
+            # The root handed its gradient on: something is queued and counts dropped.
+            assert expected["step3"]["answer"]["queue"], "the replica's queue is empty"
+            assert expected["step3"]["answer"]["deps"] != expected["step1"]["answer"]["deps"]
+            step.click()
+            _wait_until("after a third Step", view, expected["step3"], 30)
 
             # 6. screenshot (mid-pass: the running node is highlighted in the graph)
             stepper.scroll_into_view_if_needed()

@@ -46,8 +46,6 @@ SCENARIOS = sorted((REPO / "tests" / "differential" / "scenarios").glob("*.py"))
 WORKER = REPO / "tests" / "trace_support.py"
 
 KNOWN = {
-    "m08_double_backward_cube.py": "minigrad's double-backward graph has other nodes "
-                                   "(one MulBackward0 where torch has MulBackward0 + MulBackward1)",
     "s59_saved_hooks_during_create_graph_backward.py": "minigrad's double-backward graph "
                                                        "runs two MulBackward0 nodes in the other order",
     "s24_autograd_grad_hooks.py": "autograd.grad for an input the graph does not reach: "

@@ -3,12 +3,11 @@
 Graph drawing only needs PyTorch's graph API (``grad_fn``, ``next_functions``,
 ``AccumulateGrad.variable``), so those tests run against real torch (skipped
 if torch is absent) and against minigrad once ``minigrad.tensor`` exists.
-Tests that need minigrad's engine skip only while
-``minigrad.autograd.engine`` has no ``backward_steps``; everything else
-uses hand-made event lists and runs now.
+The stepper is tested on minigrad's real engine (``backward_steps``, whose
+events carry the engine's state) and on hand-made or recorded event lists
+(replays, which carry none).
 """
 
-import importlib.util
 from collections import namedtuple
 
 import matplotlib
@@ -43,14 +42,8 @@ def _close_figures():
 
 # --------------------------------------------------------------------------- backends
 def _engine():
-    """minigrad's engine module; skip only while it has no backward_steps
-    (or minigrad cannot make a tensor yet)."""
-    _framework("minigrad")
-    if importlib.util.find_spec("minigrad.autograd.engine") is None:
-        pytest.skip("minigrad.autograd.engine does not exist yet")
+    """minigrad's engine module."""
     from minigrad.autograd import engine
-    if not hasattr(engine, "backward_steps"):
-        pytest.skip("minigrad.autograd.engine has no backward_steps yet")
     return engine
 
 
@@ -333,6 +326,221 @@ def test_stepper_factory_rebuilds_the_graph_on_reset():
     assert len(built) == 2 and st.events == []
     n = len(st.run_to_end())
     assert n > 2 and built[-1].grad is not None and built[0].grad is None
+
+
+# --------------------------------------------------------------------- the engine's state
+def _branching_pass():
+    """loss = (sin(y) + y).sum() with y = x * w: MulBackward0 gets two gradients."""
+    import minigrad
+    x = minigrad.tensor([1.0, 2.0], requires_grad=True)
+    w = minigrad.tensor([3.0, -1.0], requires_grad=True)
+    y = x * w
+    loss = (y.sin() + y).sum()
+    add = loss.grad_fn.next_functions[0][0]
+    sin = add.next_functions[0][0]
+    mul = y.grad_fn
+    acc_x, acc_w = mul.next_functions[0][0], mul.next_functions[1][0]
+    return x, w, y, loss, dict(sum=loss.grad_fn, add=add, sin=sin, mul=mul, x=acc_x, w=acc_w)
+
+
+def _counts(state, n):
+    return {name: state.dependencies[node] for name, node in n.items() if name != "sum"}
+
+
+def test_stepped_events_carry_the_engine_state():
+    engine = _engine()
+    x, w, y, loss, n = _branching_pass()
+    events = list(engine.backward_steps(loss))
+    kinds = [(e.kind, e.node) for e in events]
+    # After the first step the root is popped: the queue is empty, nothing gathered,
+    # and every count is the number of edges into that node (Mul is used twice).
+    first = events[0].state
+    assert kinds[0] == ("node_start", n["sum"])
+    assert first.queue == () and first.buffers == {}
+    assert _counts(first, n) == dict(add=1, sin=1, mul=2, x=1, w=1)
+    assert n["sum"] not in first.dependencies   # the root has no incoming edge
+
+    # The root handed its gradient on: Add is ready, queued with its sequence number.
+    done_sum = events[kinds.index(("node_done", n["sum"]))].state
+    assert [(seq, node) for seq, node, _ in done_sum.queue] == [(n["add"]._seq, n["add"])]
+    np.testing.assert_allclose(done_sum.queue[0][2][0], [1.0, 1.0])
+    assert _counts(done_sum, n) == dict(add=0, sin=1, mul=2, x=1, w=1)
+
+    # Add gave Sin its gradient (ready) and Mul its first one (still waiting for Sin).
+    done_add = events[kinds.index(("node_done", n["add"]))].state
+    assert [node for _, node, _ in done_add.queue] == [n["sin"]]
+    assert _counts(done_add, n) == dict(add=0, sin=0, mul=1, x=1, w=1)
+    assert list(done_add.buffers) == [n["mul"]]
+    np.testing.assert_allclose(done_add.buffers[n["mul"]][0], [1.0, 1.0])
+
+    # Sin's gradient completes Mul's buffer: 1 + cos(y), summed in the input buffer.
+    done_sin = events[kinds.index(("node_done", n["sin"]))].state
+    assert done_sin.buffers == {} and _counts(done_sin, n)["mul"] == 0
+    (seq, node, buffer), = done_sin.queue
+    assert (seq, node) == (n["mul"]._seq, n["mul"])
+    np.testing.assert_allclose(buffer[0], 1 + np.cos([3.0, -2.0]), rtol=1e-6)
+
+    # Both leaves become ready at once, with AccumulateGrad's UINT64_MAX.
+    done_mul = events[kinds.index(("node_done", n["mul"]))].state
+    assert [(seq, node) for seq, node, _ in done_mul.queue] == \
+        [(2 ** 64 - 1, n["x"]), (2 ** 64 - 1, n["w"])]
+    g = 1 + np.cos([3.0, -2.0])
+    np.testing.assert_allclose(done_mul.queue[0][2][0], g * [3.0, -1.0], rtol=1e-6)
+    np.testing.assert_allclose(done_mul.queue[1][2][0], g * [1.0, 2.0], rtol=1e-6)
+    assert all(v == 0 for v in done_mul.dependencies.values())
+    assert events[-1].state.queue == ()
+
+
+def test_engine_state_is_a_copy_and_recorded_events_have_none():
+    engine = _engine()
+    import minigrad
+    x, w, y, loss, n = _branching_pass()
+    steps = engine.backward_steps(loss, retain_graph=True)
+    events = [next(steps) for _ in range(6)]         # up to Add's node_done
+    state = events[-1].state
+    buffered = state.buffers[n["mul"]][0]
+    assert isinstance(buffered, np.ndarray)           # a copy, no gradient tensor kept
+    state.dependencies[n["mul"]] = 99
+    buffered[...] = 0.0
+    list(steps)
+    np.testing.assert_allclose(x.grad.numpy(), (1 + np.cos([3.0, -2.0])) * [3.0, -1.0],
+                               rtol=1e-6)
+    with engine.record_events() as recorded:
+        loss.backward()
+    assert recorded and all(e.state is None for e in recorded)
+    assert isinstance(recorded[0], minigrad.autograd.engine.EngineEvent)
+
+
+def _hooked_pass():
+    """Every kind of hook a backward pass can fire, some twice."""
+    import minigrad
+    from minigrad.autograd.engine import queue_callback
+    x, w, y, loss, n = _branching_pass()
+    y.retain_grad()
+
+    def double(g):
+        return g * 2
+
+    def log_pre(grads):
+        return None
+
+    def log_post(grad_inputs, grad_outputs):
+        queue_callback(at_the_end)
+
+    def after(t):
+        pass
+
+    def at_the_end():
+        pass
+
+    y.register_hook(double)
+    y.register_hook(double)
+    n["mul"].register_prehook(log_pre)
+    n["mul"].register_hook(log_post)
+    n["add"].register_prehook(log_pre)
+    x.register_post_accumulate_grad_hook(after)
+    w.register_hook(double)
+    return x, w, loss, n, (double, log_pre, log_post, after, at_the_end)
+
+
+def test_predict_next_matches_what_the_engine_does_next():
+    from minigrad.viz.stepper import HOOK_KINDS, predict_next
+    engine = _engine()
+    x, w, loss, n, hooks = _hooked_pass()
+    events = []
+    predictions = []
+    for event in engine.backward_steps(loss):
+        if events:
+            step, _ = predictions[-1]
+            assert step is not None, f"predicted the end before {event.kind}"
+            assert step == (event.kind, event.node, event.hook), \
+                f"after {events[-1].kind}: predicted {step[:2]}, engine did {event.kind}"
+        events.append(event)
+        predictions.append(predict_next(events))
+    assert predictions[-1] == (None, None)            # the pass is over
+    fired = [i for i, e in enumerate(events) if e.kind in HOOK_KINDS]
+    assert {events[i].hook for i in fired} == set(hooks)
+    # Whenever a hook is predicted, it is the next hook the engine fires.
+    for i, (_, hook) in enumerate(predictions):
+        if hook is not None:
+            j = next(k for k in fired if k > i)
+            assert hook == (events[j].kind, events[j].node, events[j].hook)
+    # At Sin's node_done the queue holds Mul: its first hook is the tensor hook.
+    i = next(i for i, e in enumerate(events) if (e.kind, e.node) == ("node_done", n["sin"]))
+    assert predictions[i][1] == ("tensor_hook", n["mul"], hooks[0])
+    with pytest.raises(LookupError, match="not recorded"):
+        predict_next([Event("node_start", n["sum"], None, ())])
+
+
+def test_stepper_panels_show_queue_counts_buffers_and_next_hook():
+    from minigrad.viz._common import NODE_COLORS
+    from tests.browser_support import html_text
+    x, w, loss, n, hooks = _hooked_pass()
+    st = EngineStepper(loss, labels={x: "x", w: "w"})
+    for panel in (st.next_hook, st.queue, st.deps, st.buffers):
+        assert "has not started" in panel.value
+    assert {"minigrad-queue", "minigrad-deps", "minigrad-buffers", "minigrad-next-hook",
+            "minigrad-legend"} <= {c for wdg in (st.queue, st.deps, st.buffers, st.next_hook,
+                                                 st.legend) for c in wdg._dom_classes}
+    assert NODE_COLORS["ready"] in st.legend.value and "pre_hook" in st.legend.value
+
+    st.step()                                          # node_start SumBackward0
+    assert html_text(st.queue.value).endswith("empty")
+    assert html_text(st.deps.value) == ("Dependencies left AddBackward0 1 SinBackward0 1 "
+                                        "MulBackward0 2 AccumulateGrad(x) 1 "
+                                        "AccumulateGrad(w) 1")
+    assert html_text(st.next_hook.value).startswith(
+        "Next hook: none left at SumBackward0")
+    assert st.node_states() == {n["sum"]: "running"}
+    while (st.current.kind, st.current.node) != ("node_done", n["add"]):
+        st.step()
+    assert html_text(st.queue.value) == \
+        f"Ready queue (pops from the top) SinBackward0 seq {n['sin']._seq}"
+    assert "MulBackward0 1" in html_text(st.deps.value)
+    assert html_text(st.buffers.value) == ("Input buffers (gradients gathered) "
+                                           "SinBackward0 [1., 1.] MulBackward0 [1., 1.]")
+    assert st.node_states() == {n["sum"]: "done", n["add"]: "done", n["sin"]: "ready",
+                                n["mul"]: "waiting"}
+    st.step()                                          # node_start SinBackward0
+    assert html_text(st.buffers.value).startswith(
+        "Input buffers (gradients gathered) SinBackward0 [1., 1.] MulBackward0")
+    while (st.current.kind, st.current.node) != ("node_done", n["mul"]):
+        st.step()
+    assert html_text(st.queue.value) == ("Ready queue (pops from the top) "
+                                         "AccumulateGrad(x) seq UINT64_MAX "
+                                         "AccumulateGrad(w) seq UINT64_MAX")
+    # x has a post-accumulate hook; w's tensor hook fires later.
+    assert html_text(st.next_hook.value).startswith(
+        "Next hook: after (post_accumulate_hook at AccumulateGrad(x))")
+    st.run_to_end()
+    assert html_text(st.next_hook.value).startswith("Next hook: none: the pass ends")
+
+
+def test_stepper_replay_panels_say_not_recorded():
+    fw = _framework("torch")
+    events, (a, b, y) = _hand_made_events(fw)
+    st = EngineStepper(events, roots=y)
+    st.step()
+    for panel in (st.next_hook, st.queue, st.deps, st.buffers):
+        assert "not recorded" in panel.value
+    assert st.node_states() is None
+
+
+def test_one_colour_legend_for_graph_timeline_and_stepper():
+    from minigrad.viz import graph, timeline
+    from minigrad.viz._common import KIND_COLORS, NODE_COLORS
+    assert graph.HIGHLIGHT_COLOR == NODE_COLORS["running"]
+    assert graph.LEAF_COLOR == NODE_COLORS["leaf"]
+    assert {k: v["color"] for k, v in timeline.KIND_STYLE.items()} == KIND_COLORS
+    x, w, y, loss, n = _branching_pass()
+    ax = draw_graph(loss, states={n["add"]: "ready", n["mul"]: "waiting", n["sum"]: "done"})
+    faces = {t.get_text(): t.get_bbox_patch().get_facecolor() for t in ax.texts}
+    assert faces["AddBackward0"] == to_rgba(NODE_COLORS["ready"])
+    assert faces["MulBackward0"] == to_rgba(NODE_COLORS["waiting"])
+    assert faces["SumBackward0"] == to_rgba(NODE_COLORS["done"])
+    assert faces["SinBackward0"] == to_rgba(NODE_COLORS["node"])
+    with pytest.raises(ValueError, match="unknown node state"):
+        draw_graph(loss, states={n["add"]: "purple"})
 
 
 # --------------------------------------------------------------------------- grad flow

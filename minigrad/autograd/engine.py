@@ -38,17 +38,29 @@ from ..dtypes import from_numpy_dtype
 from .anomaly_mode import is_anomaly_enabled
 from .graph import (Node, AccumulateGrad, check_node_hook_result, check_tensor_hook_result)
 
-__all__ = ["EngineEvent", "backward_steps", "record_events", "queue_callback",
+__all__ = ["EngineEvent", "EngineState", "backward_steps", "record_events", "queue_callback",
            "current_graph_task_id", "will_engine_execute_node",
            # the seam (lesson 10): plug in an engine of your own
            "use", "real_engine_runs", "call_node", "tensor_hooks", "store_retained_grads",
            "pre_hooks", "post_hooks", "post_accumulate_hooks", "new_input_buffer",
            "final_callbacks"]
 
-EngineEvent = namedtuple("EngineEvent", "kind node hook args result")
-EngineEvent.__doc__ = """One step of a backward pass: ``kind`` (see docs/architecture.md),
-the ``node`` concerned, the ``hook`` that ran (or None), what it received (``args``)
-and what it returned (``result``)."""
+class EngineEvent(namedtuple("EngineEvent", "kind node hook args result")):
+    """One step of a backward pass: ``kind`` (see docs/architecture.md),
+    the ``node`` concerned, the ``hook`` that ran (or None), what it received (``args``)
+    and what it returned (``result``). Events from :func:`backward_steps` also carry
+    ``state``, an :class:`EngineState` taken at that pause (None when not recorded)."""
+
+    state = None
+
+
+EngineState = namedtuple("EngineState", "queue dependencies buffers callbacks")
+EngineState.__doc__ = """What the engine holds at one pause of a stepped pass (copies:
+changing them changes nothing). ``queue``: ``(sequence_nr, node, buffer)`` in the order
+the ready queue will pop them; ``dependencies``: ``{node: edges still to arrive}``;
+``buffers``: ``{node: buffer}`` for nodes still waiting (not ready); ``callbacks``: the
+final callbacks queued so far. A buffer is a tuple with one numpy copy (or None) per
+input of the node: the gradients gathered so far."""
 # Inside the engine an event is a plain 5-tuple (cheap to make and to drop when nobody
 # watches); the stepping and recording drivers turn it into an EngineEvent.
 
@@ -98,6 +110,7 @@ class GraphTask:
         self.exec_info = None            # None: run everything reachable
         self.captured = []
         self.final_callbacks = []
+        self.ready_queue = None          # set by _execute (read by snapshots)
 
 
 # --- the per-thread "current graph task" ------------------------------------------------
@@ -199,6 +212,16 @@ class ReadyQueue:
             h[hole] = value
         h.pop()
         return top[1], top[2]
+
+    def in_pop_order(self):
+        """``(sequence_nr, node, buffer)`` in the order :meth:`pop` would return them."""
+        copy = ReadyQueue()
+        copy._heap = list(self._heap)
+        out = []
+        while copy:
+            node, buffer = copy.pop()
+            out.append((node._seq, node, buffer))
+        return out
 
 
 # --- graph preparation -------------------------------------------------------------------
@@ -364,8 +387,6 @@ def _evaluate_function(task, fn, inputs, queue):
     outputs = yield from _call_function(task, fn, inputs)
     if not task.keep_graph:
         fn.release_variables()
-    yield ("node_done", fn, None, tuple(outputs), None)
-
     deps, not_ready, exec_info = task.dependencies, task.not_ready, task.exec_info
     for (nxt, input_nr), grad in zip(fn.next_functions, outputs):
         if nxt is None:
@@ -386,6 +407,8 @@ def _evaluate_function(task, fn, inputs, queue):
             _accumulate(buffer, input_nr, grad)
             if ready:
                 queue.push(nxt, not_ready.pop(nxt))
+    # Yielded once the gradients are handed on, so a paused pass shows them queued.
+    yield ("node_done", fn, None, tuple(outputs), None)
 
 
 def _accumulate(buffer, index, grad):
@@ -399,7 +422,7 @@ def _accumulate(buffer, index, grad):
 # --- a whole pass -----------------------------------------------------------------------------
 def _execute(task, root, root_buffer):
     _local.real_runs = getattr(_local, "real_runs", 0) + 1
-    queue = ReadyQueue()
+    queue = task.ready_queue = ReadyQueue()
     queue.push(root, root_buffer)
     while queue:
         fn, inputs = queue.pop()
@@ -475,7 +498,22 @@ def _steps(task, root, buffer):
         finally:
             stack.remove(task)
             grad_mode._set_enabled(previous)
-        yield EngineEvent._make(event)
+        event = EngineEvent._make(event)
+        event.state = _snapshot(task)
+        yield event
+
+
+def _copy_buffer(buffer):
+    return tuple(None if g is None else g._array.copy() for g in buffer)
+
+
+def _snapshot(task):
+    """An :class:`EngineState` of ``task`` (numpy copies: it holds no gradient tensor)."""
+    queue = task.ready_queue.in_pop_order() if task.ready_queue is not None else ()
+    return EngineState(tuple((seq, node, _copy_buffer(buf)) for seq, node, buf in queue),
+                       dict(task.dependencies),
+                       {node: _copy_buffer(buf) for node, buf in task.not_ready.items()},
+                       tuple(task.final_callbacks))
 
 
 def backward_steps(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):

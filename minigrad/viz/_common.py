@@ -156,3 +156,63 @@ def hook_name(hook):
 
 def escape(text):
     return html.escape(str(text), quote=True)
+
+
+# ---------------------------------------------------------------------- the colour legend
+# One legend for the whole package: draw_graph fills its boxes, hook_timeline colours
+# its markers, and the stepper colours its graph, panels and event list from these
+# two tables, so a colour means the same thing in every picture.
+
+NODE_COLORS = {
+    "node": "#dde6f2",       # an interior node (a backward formula)
+    "leaf": "#cfe8cf",       # an AccumulateGrad node (a leaf's .grad)
+    "running": "#ffb84d",    # the node the engine is running now
+    "ready": "#9fd3f2",      # in the ready queue: every gradient has arrived
+    "waiting": "#fff0a0",    # some gradients gathered, dependencies left
+    "done": "#d9d9d9",       # ran and handed its gradients on
+}
+NODE_MEANINGS = {
+    "node": "node (backward formula)",
+    "leaf": "leaf (AccumulateGrad)",
+    "running": "running now",
+    "ready": "ready (in the queue)",
+    "waiting": "waiting (gradients still to come)",
+    "done": "done",
+}
+
+# Event kinds, in the order they can occur at one node (docs/architecture.md).
+KIND_COLORS = {
+    "node_start": "#b0b0b0",
+    "tensor_hook": "#1f77b4",
+    "retain_grad": "#17becf",
+    "capture": "#9467bd",
+    "pre_hook": "#e377c2",
+    "apply": "#222222",
+    "post_accumulate_hook": "#2ca02c",
+    "post_hook": "#d62728",
+    "node_done": "#e0e0e0",
+    "callback": "#bcbd22",
+}
+OTHER_KIND_COLOR = "#8c564b"
+HOOK_KINDS = ("tensor_hook", "pre_hook", "post_accumulate_hook", "post_hook", "callback")
+
+
+def kind_color(kind):
+    """The legend's colour for an event kind (``pre_hook``...)."""
+    return KIND_COLORS.get(kind, OTHER_KIND_COLOR)
+
+
+def legend_html(node_states=tuple(NODE_COLORS), kinds=HOOK_KINDS + ("apply",)):
+    """The colour legend as HTML (a swatch and a meaning per entry): node states, then
+    event kinds. The stepper shows it; the colours are those of draw_graph and
+    hook_timeline."""
+    def swatch(color, text, css):
+        return (f'<span class="{css}" style="display:inline-block;margin-right:0.9em;'
+                f'white-space:nowrap"><span style="display:inline-block;width:0.9em;'
+                f'height:0.9em;background:{color};border:1px solid #7a869a;'
+                f'vertical-align:middle;margin-right:0.3em"></span>{escape(text)}</span>')
+    nodes = "".join(swatch(NODE_COLORS[s], NODE_MEANINGS[s], f"legend-node legend-{s}")
+                    for s in node_states)
+    events = "".join(swatch(kind_color(k), k, f"legend-kind legend-{k}") for k in kinds)
+    return (f'<div style="font-size:12px;line-height:1.6"><b>nodes:</b> {nodes}<br>'
+            f'<b>events:</b> {events}</div>')

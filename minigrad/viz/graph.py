@@ -14,11 +14,12 @@ picture is the same on every run.
 
 from matplotlib.patches import FancyArrowPatch
 
-from ._common import is_leaf_node, is_node, is_tensor, label_lookup, new_axes, node_label
+from ._common import NODE_COLORS, is_leaf_node, is_node, is_tensor, label_lookup, new_axes, \
+    node_label
 
-NODE_COLOR = "#dde6f2"
-LEAF_COLOR = "#cfe8cf"
-HIGHLIGHT_COLOR = "#ffb84d"
+NODE_COLOR = NODE_COLORS["node"]           # the package's one legend (_common.py)
+LEAF_COLOR = NODE_COLORS["leaf"]
+HIGHLIGHT_COLOR = NODE_COLORS["running"]
 EDGE_COLOR = "#4a4a4a"
 
 
@@ -207,7 +208,7 @@ def _as_id_set(highlight):
 
 
 def draw_graph(*roots, ax=None, highlight=None, labels=None, show_leaves=True,
-               fontsize=9):
+               fontsize=9, states=None):
     """Draw the backward graph reachable from ``roots`` and return the Axes.
 
     - one box per node: ``node.name()`` (``MulBackward0``), the same names
@@ -218,6 +219,9 @@ def draw_graph(*roots, ax=None, highlight=None, labels=None, show_leaves=True,
     - ``highlight``: a node (or tensor, meaning its ``grad_fn``) or a set of
       them, drawn in orange; the engine stepper uses it for the running node;
     - ``show_leaves=False`` hides the ``AccumulateGrad`` nodes.
+    - ``states``: ``{node: state}`` fills those boxes with the legend's colour for
+      ``"ready"``, ``"waiting"``, ``"done"`` or ``"running"`` (``viz._common.NODE_COLORS``,
+      the colours the stepper and its legend use); ``highlight`` wins over it.
 
     Exactly one text artist is added per node (``ax.texts``), arrows are
     patches. Without ``ax`` a new pyplot figure sized to the graph is made
@@ -230,6 +234,12 @@ def draw_graph(*roots, ax=None, highlight=None, labels=None, show_leaves=True,
     pos, paths, rows = layout(nodes, edges)
     lookup = label_lookup(labels)
     marked = _as_id_set(highlight)
+    state_of = {}
+    for key, state in (states or {}).items():
+        if state not in NODE_COLORS:
+            raise ValueError(f"unknown node state {state!r}; one of {sorted(NODE_COLORS)}")
+        for k in _as_id_set(key):
+            state_of[k] = state
 
     if ax is None:
         xs = [p[0] for p in pos.values()] or [0.0]
@@ -241,6 +251,8 @@ def draw_graph(*roots, ax=None, highlight=None, labels=None, show_leaves=True,
         x, y = pos[id(node)]
         if id(node) in marked:
             face = HIGHLIGHT_COLOR
+        elif id(node) in state_of:
+            face = NODE_COLORS[state_of[id(node)]]
         elif is_leaf_node(node):
             face = LEAF_COLOR
         else:

@@ -16,25 +16,21 @@ Both are deterministic: node names and hook names, never ids or addresses.
 
 from matplotlib.lines import Line2D
 
-from ._common import hook_name, label_lookup, new_axes, node_label, summarize
+from ._common import KIND_COLORS, OTHER_KIND_COLOR, hook_name, label_lookup, new_axes, \
+    node_label, summarize
 
 # The order events can occur for one node (docs/architecture.md).
 KINDS = ("node_start", "tensor_hook", "retain_grad", "capture", "pre_hook", "apply",
          "post_accumulate_hook", "post_hook", "node_done", "callback")
 
-KIND_STYLE = {
-    "node_start": dict(marker="o", color="#b0b0b0"),
-    "tensor_hook": dict(marker="s", color="#1f77b4"),
-    "retain_grad": dict(marker="D", color="#17becf"),
-    "capture": dict(marker="X", color="#9467bd"),
-    "pre_hook": dict(marker="^", color="#ff7f0e"),
-    "apply": dict(marker="o", color="#222222"),
-    "post_accumulate_hook": dict(marker="P", color="#2ca02c"),
-    "post_hook": dict(marker="v", color="#d62728"),
-    "node_done": dict(marker="o", color="#e0e0e0"),
-    "callback": dict(marker="*", color="#bcbd22"),
+_MARKERS = {
+    "node_start": "o", "tensor_hook": "s", "retain_grad": "D", "capture": "X",
+    "pre_hook": "^", "apply": "o", "post_accumulate_hook": "P", "post_hook": "v",
+    "node_done": "o", "callback": "*",
 }
-_OTHER_STYLE = dict(marker="d", color="#8c564b")
+# Colours: the package's one legend (viz._common.KIND_COLORS), shared with the stepper.
+KIND_STYLE = {kind: dict(marker=_MARKERS[kind], color=KIND_COLORS[kind]) for kind in KINDS}
+_OTHER_STYLE = dict(marker="d", color=OTHER_KIND_COLOR)
 
 
 def _kind_order(kinds):
