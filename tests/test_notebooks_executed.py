@@ -76,12 +76,30 @@ def test_guard_accepts_a_clean_notebook(tmp_path):
                       "data": {"text/plain": "<function f at 0x7f3a2b1c4d60>"}}])], "python3",
      "memory address 0x7f3a2b1c4d60"),
     ([_cell("print(f)", 1, [{"output_type": "stream", "name": "stdout",
-                             "text": ["<Node object at 0xdeadbeef12>\n"]}])], "python3",
+                             "text": ["id 0xdeadbeef12\n"]}])], "python3",
      "memory address"),
+    ([_cell("1/0", 1, [_error("ZeroDivisionError", "division by zero")
+                       | {"traceback": [f"line {i}" for i in range(20)]}], tags=["raises-exception"])],
+     "python3", "20-line traceback"),
+    ([_cell("f", 1, [{"output_type": "stream", "name": "stderr",
+                      "text": ['File "/home/someone/minigrad/x.py", line 3\n']}])], "python3",
+     "a path of this machine"),
+    ([_cell("f", 1, [{"output_type": "stream", "name": "stdout",
+                      "text": ["step\n" * 61]}])], "python3", "61 lines of stream stdout"),
 ])
+
 def test_guard_reports_problems(tmp_path, cells, kernel, expected):
     problems = guard.check_notebook(_write(tmp_path, cells, kernel))
     assert any(expected in p for p in problems), problems
+
+
+def test_guard_accepts_pytorch_style_object_reprs(tmp_path):
+    """``<MulBackward0 object at 0x...>`` is what PyTorch prints; the sanitizers normalise it."""
+    path = _write(tmp_path, [_cell("y.grad_fn", 1, [{"output_type": "execute_result",
+                                                     "execution_count": 1, "metadata": {},
+                                                     "data": {"text/plain": "<MulBackward0 object at 0x7f3a2b1c4d60>"}}])],
+                  "python3")
+    assert guard.check_notebook(path) == []
 
 
 def test_guard_skips_student_versions(tmp_path):
