@@ -310,6 +310,9 @@ def _call_function(task, fn, inputs):
             if result is not None:
                 check_node_hook_result(hook, grad_outputs, result)
                 inputs = list(result)
+        # Drop what the loop holds: AccumulateGrad counts references to the gradient
+        # to know whether it may keep the buffer (see graph.accumulate_into_grad).
+        grad_outputs = result = None
     had_post_hooks = bool(fn._post_hooks)
     grad_outputs = tuple(inputs)
     try:

@@ -23,6 +23,7 @@ import contextlib
 import functools
 import itertools
 import re
+import sys
 import threading
 import weakref
 from collections import OrderedDict
@@ -234,24 +235,100 @@ class AccumulateGrad(Node):
         return [(hooks, 0)] if hooks is not None else ()
 
     def apply(self, grad_outputs, needs_input_grad=()):
-        accumulate_into_grad(self.variable, grad_outputs[0])
+        accumulate_into_grad(self.variable, grad_outputs)
         return ()
 
 
-def accumulate_into_grad(variable, grad):
-    """AccumulateGrad's work: the first gradient is stored (a copy, so later in-place
-    accumulation cannot touch another tensor), later ones are added in place, or out of
-    place when the graph of the gradient is being built (create_graph)."""
+def _use_count(holder):
+    """How many references ``holder[0]`` has, counting the ones this call adds."""
+    return sys.getrefcount(holder[0])
+
+
+# The count _use_count gives for an object referenced by nothing but its holder. It is
+# measured, not written down, because what a call adds differs between Python versions.
+_HELD_ONLY_BY_HOLDER = _use_count((object(),))
+
+# The engine's own references to the gradient AccumulateGrad receives: the node's input
+# buffer (a list) and the ``grad_outputs`` tuple the engine keeps for the node's post
+# hooks and its "apply" event. PyTorch counts 1, plus 1 when the node has post hooks
+# (``num_expected_refs`` in accumulate_grad.cpp); minigrad always keeps the tuple.
+ENGINE_REFS_TO_INCOMING_GRAD = 2
+
+
+def _non_overlapping_and_dense(a):
+    """numpy's view of ``Tensor.is_non_overlapping_and_dense()``: the elements fill one
+    block of memory, in some order of the dimensions."""
+    expected = 1
+    for stride, size in sorted((s // a.itemsize, n) for s, n in zip(a.strides, a.shape) if n != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def _copy_like(array, like):
+    """A copy of ``array`` with the memory layout of ``like`` (``clone_obey_contract``)."""
+    out = np.empty_like(like)
+    np.copyto(out, array)
+    return out
+
+
+def _obeys_layout_contract(grad, variable):
+    """PyTorch's ``obeys_layout_contract``: ``.grad`` is laid out like its tensor (same
+    strides on every dimension larger than 1), or C-contiguous when the tensor is not
+    dense. An expanded gradient (stride 0, what ``sum`` sends back) does not qualify."""
+    g, v = grad._array, variable._array
+    if g.dtype != v.dtype or g.shape != v.shape:
+        return False
+    if not _non_overlapping_and_dense(v):
+        return g.flags.c_contiguous
+    return all(gs == vs for gs, vs, n in zip(g.strides, v.strides, v.shape) if n != 1)
+
+
+def accumulate_into_grad(variable, grad_outputs):
+    """AccumulateGrad's work (PyTorch's ``AccumulateGrad::accumulateGrad``), then the
+    leaf's post-accumulate-grad hooks. ``grad_outputs[0]`` is the incoming gradient.
+
+    When ``.grad`` is still None:
+
+    - **steal**: ``.grad`` becomes the incoming buffer itself (a detached alias of it: a
+      new Tensor over the same array and version counter, as ``new_grad.detach()``), with
+      no copy, when grad mode is off (no ``create_graph``), nothing but the engine refers
+      to the incoming Tensor object, and it is laid out like the leaf (and writable:
+      numpy's broadcast views are read-only). "Nothing but the engine" is checked with
+      ``sys.getrefcount``: at most :data:`ENGINE_REFS_TO_INCOMING_GRAD` references (the
+      input buffer and the ``grad_outputs`` tuple) besides the call's own. So a tensor a
+      hook returned and forgot becomes ``.grad``'s storage, while a gradient the caller
+      still holds (``y.backward(g)`` passing ``g`` through an addition, a hook that kept
+      ``g`` in a list, an ``autograd.grad`` capture, an event recorded by
+      ``record_events`` or a stepped pass) is copied, as PyTorch counts C++ references;
+    - otherwise **copy** it (laid out like the leaf); under ``create_graph`` the copy is
+      recorded (``CopyBackwards``) so ``.grad`` has a graph.
+
+    Later gradients are added in place, or out of place when grad mode is on
+    (``create_graph``), which gives ``.grad`` a graph.
+    """
+    # References to the incoming Tensor object (the engine's included), counted before
+    # this function binds one of its own.
+    use_count = _use_count(grad_outputs) - _HELD_ONLY_BY_HOLDER + 1
+    grad = grad_outputs[0]
     if grad is not None:
         if variable.grad is None:
-            if grad_mode.is_grad_enabled() and grad.requires_grad:     # create_graph: keep the graph (CopyBackwards)
-                variable.grad = _tensor.Tensor._wrap(np.zeros_like(grad._array)).copy_(grad)
+            if grad_mode.is_grad_enabled():
+                if grad.requires_grad:           # create_graph: keep the graph (CopyBackwards)
+                    variable.grad = _tensor.Tensor._wrap(np.zeros_like(variable._array)).copy_(grad)
+                else:
+                    variable.grad = _tensor.Tensor._wrap(_copy_like(grad._array, variable._array))
+            elif (use_count <= ENGINE_REFS_TO_INCOMING_GRAD
+                    and grad._array.flags.writeable and _obeys_layout_contract(grad, variable)):
+                variable.grad = _tensor.Tensor._wrap(grad._array, grad._version_counter)
             else:
-                variable.grad = _tensor.Tensor._wrap(grad._array.copy())
+                variable.grad = _tensor.Tensor._wrap(_copy_like(grad._array, variable._array))
         elif grad_mode.is_grad_enabled():
             variable.grad = variable.grad + grad
         else:
             variable.grad._array += grad._array
+        del grad
     hooks = variable._post_accumulate_grad_hooks
     if hooks is not None:
         bad = False
