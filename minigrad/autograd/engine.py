@@ -416,7 +416,9 @@ def _prepare(roots, grads, keep_graph, create_graph, input_edges=None, accumulat
     _compute_dependencies(task, root)
     if input_edges:
         _init_to_execute(task, root, input_edges, accumulate_grad)
-        task.exec_info.setdefault(root, _ExecInfo()).needed = True
+        # The root runs only if it leads to an input (PyTorch: a root that cannot reach
+        # one is visited, so its tensor hooks run, but not executed).
+        task.exec_info.setdefault(root, _ExecInfo())
     return task, root, buffer
 
 
