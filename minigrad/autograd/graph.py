@@ -376,7 +376,7 @@ class SavedTensor:
 
     __slots__ = ("_tensor", "_data", "_version_counter", "_requires_grad", "_is_output",
                  "_saved_version", "_output_nr", "_packed", "_unpack", "_hooked",
-                 "_freed", "_is_none", "__weakref__")
+                 "_freed", "_is_none", "_source", "__weakref__")
 
     def __init__(self, value, is_output=False):
         self._hooked = False
@@ -385,8 +385,12 @@ class SavedTensor:
         self._is_output = is_output
         self._tensor = None
         self._data = None
+        self._source = None
         if value is None:
             return
+        if not is_output and value.grad_fn is not None:
+            # A saved non-leaf input: remembered (weakly) to notice a later detach_().
+            self._source = weakref.ref(value)
         self._saved_version = value._version_counter[0]
         self._version_counter = value._version_counter
         self._output_nr = value._output_nr
@@ -439,12 +443,22 @@ class SavedTensor:
         if self._hooked:
             self._packed = None
 
-    def unpack(self, node=None):
-        """The saved tensor (``node`` is the node that saved it, for saved outputs)."""
+    def unpack(self, node=None, for_backward=False):
+        """The saved tensor (``node`` is the node that saved it, for saved outputs).
+
+        ``for_backward``: the unpack a backward formula makes. As in PyTorch it refuses a
+        saved non-leaf input that was since detached in place (``detach_()`` dropped its
+        grad_fn), while ``node._saved_<name>`` still shows it."""
         if self._is_none:
             return None
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
+        if for_backward and self._source is not None:
+            source = self._source()
+            if source is not None and source.grad_fn is None:
+                raise RuntimeError(
+                    "Trying to use a saved tensor that has been detached in-place, i.e. with "
+                    ".detach_().This is not supported, please use out-of-place `.detach()` instead")
         if self._hooked:
             out = self._unpack(self._packed)
             if not isinstance(out, _tensor.Tensor):
