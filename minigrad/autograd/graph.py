@@ -376,7 +376,7 @@ class SavedTensor:
 
     __slots__ = ("_tensor", "_data", "_version_counter", "_requires_grad", "_is_output",
                  "_saved_version", "_output_nr", "_packed", "_unpack", "_hooked",
-                 "_freed", "_is_none", "_source", "__weakref__")
+                 "_freed", "_is_none", "_source", "_grad_fn", "_grad_acc", "__weakref__")
 
     def __init__(self, value, is_output=False):
         self._hooked = False
@@ -385,12 +385,21 @@ class SavedTensor:
         self._is_output = is_output
         self._tensor = None
         self._data = None
-        self._source = None
+        self._source = self._grad_fn = self._grad_acc = None
         if value is None:
             return
         if not is_output and value.grad_fn is not None:
             # A saved non-leaf input: remembered (weakly) to notice a later detach_().
             self._source = weakref.ref(value)
+        # Its place in the graph, which a tensor rebuilt from what an unpack hook returns
+        # gets back (PyTorch's save_metadata): an input's grad_fn (held strongly, as
+        # PyTorch's grad_fn_; it is upstream of the saving node, so no cycle), a leaf's
+        # AccumulateGrad (weakly, as the leaf itself does); an output's grad_fn is the
+        # saving node, passed to unpack.
+        if not is_output:
+            self._grad_fn = value.grad_fn
+            if value.grad_fn is None:
+                self._grad_acc = value._grad_accumulator
         self._saved_version = value._version_counter[0]
         self._version_counter = value._version_counter
         self._output_nr = value._output_nr
@@ -474,10 +483,19 @@ class SavedTensor:
         return self._rewrap(self._data, node, self._version_counter)
 
     def _rewrap(self, data, node, version_counter):
+        """A new tensor over ``data`` standing where the saved one stood in the graph:
+        a saved output gets the saving ``node`` as grad_fn, a saved non-leaf input its
+        own grad_fn, a saved leaf shares the leaf's AccumulateGrad, so double backward
+        through an unpacked value reaches the same nodes as through the original."""
         out = _tensor.Tensor._wrap(data, version_counter=version_counter)
         if self._requires_grad:
-            if self._is_output and node is not None:
-                out.grad_fn, out._output_nr = node, self._output_nr
+            if self._is_output:
+                if node is not None:
+                    out.grad_fn, out._output_nr = node, self._output_nr
+            elif self._grad_fn is not None:
+                out.grad_fn, out._output_nr = self._grad_fn, self._output_nr
+            elif self._grad_acc is not None:
+                out._grad_accumulator = self._grad_acc
             out.requires_grad = True
         return out
 
