@@ -75,3 +75,57 @@ walk(n)
 g2, = torch.autograd.grad(gx.sum(), x)
 print("  ", events)
 print("  g2", r(g2))
+print("5. a hook registered during the first pass on the gradient it receives")
+a = torch.tensor([1., 2.], requires_grad=True)
+h = a * a
+later = []
+def first(g):
+    print("  first pass hook, g requires grad", g.requires_grad, g.grad_fn.name() if g.grad_fn else None)
+    if g.requires_grad:
+        g.register_hook(lambda t: print("  hook on the grad, 2nd pass", r(t)))
+        later.append(g)
+h.register_hook(first)
+y = (h * h).sum()
+ga, = torch.autograd.grad(y, a, create_graph=True)
+ga.sum().backward()
+print("  a.grad", r(a.grad))
+
+print("6. custom Function with a differentiable backward")
+class Sq(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        print("  Sq.backward, grad mode", torch.is_grad_enabled())
+        return 2 * x * g
+a = torch.tensor([1., 3.], requires_grad=True)
+y = Sq.apply(a).sum()
+g, = torch.autograd.grad(y, a, create_graph=True)
+print("  g.grad_fn", g.grad_fn.name())
+g.grad_fn.register_prehook(lambda go: print("  pre", g.grad_fn.name()))
+g.register_hook(lambda t: print("  hook on g", r(t)))
+g.sum().backward()
+print("  a.grad", r(a.grad))
+
+print("7. retain_grad on an intermediate during the 2nd pass of backward(create_graph)")
+a = torch.tensor([1., 2.], requires_grad=True)
+h = a.exp()
+h.retain_grad()
+(h * h).sum().backward(create_graph=True)
+print("  h.grad", r(h.grad), "requires grad", h.grad.requires_grad, h.grad.grad_fn.name() if h.grad.grad_fn else None)
+hg = h.grad
+hg.register_hook(lambda t: print("  hook on h.grad", r(t)))
+a.grad = None
+hg.sum().backward()
+print("  a.grad", r(a.grad))
+
+print("8. node hooks of the first-order graph: grad_outputs require grad")
+a = torch.tensor([1., 2.], requires_grad=True)
+y = (a.sin() * 2).sum()
+y.grad_fn.next_functions[0][0].register_hook(lambda gi, go: print("  MulBackward0 post", [x.requires_grad for x in gi if x is not None], [x.requires_grad for x in go]))
+(a.sin() * 2)
+g, = torch.autograd.grad(y, a, create_graph=True)
+print("  g", r(g))
