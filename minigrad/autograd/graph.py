@@ -407,6 +407,9 @@ class SavedTensor:
         hooks = current_saved_tensors_hooks()
         if hooks is not None and value._wrapped is None:     # wrapped numbers are never packed
             self._pack_with(hooks[0], hooks[1], value)
+            # Packed at save time, it keeps its grad_fn (above): a later detach_() of
+            # the input no longer matters, as in PyTorch.
+            self._source = None
         elif is_output:
             self._data = value._array
         else:

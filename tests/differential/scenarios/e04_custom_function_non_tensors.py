@@ -109,3 +109,8 @@ x = torch.tensor([1., 2.])
 c = x * a
 x.detach_()
 show_err("detach_ a leaf saved", lambda: c.sum().backward())
+with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+    b = a * 1
+    c = b * b
+b.detach_()
+show_err("ctx hooks, detach_ saved input", lambda: c.sum().backward())
