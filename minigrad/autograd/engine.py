@@ -16,8 +16,8 @@ One backward pass is a *graph task*:
 4. when the queue is empty, run the final callbacks queued during the pass.
 
 At one node the order is (``call_function``): tensor hooks, then ``retain_grad``,
-then node pre-hooks, the node itself (AccumulateGrad: accumulate, then
-post-accumulate hooks), the engine's output validation (reduce broadcast gradients,
+then node pre-hooks, the node itself (AccumulateGrad: accumulate, keeping the
+incoming buffer as ``.grad`` when nothing else holds it, then post-accumulate hooks), the engine's output validation (reduce broadcast gradients,
 cast dtypes), then node post-hooks.
 
 The engine is a generator of :class:`EngineEvent` so a pass can be stepped and
