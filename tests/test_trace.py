@@ -50,8 +50,6 @@ KNOWN = {
                                    "(one MulBackward0 where torch has MulBackward0 + MulBackward1)",
     "s59_saved_hooks_during_create_graph_backward.py": "minigrad's double-backward graph "
                                                        "runs two MulBackward0 nodes in the other order",
-    "s24_autograd_grad_hooks.py": "autograd.grad for an input the graph does not reach: "
-                                  "torch does not run the root node, minigrad runs it",
     "s61_posthook_registered_during_apply.py": "minigrad's post_hook event shows the node's "
                                                "grad_outputs; the late hook received ()",
 }
