@@ -118,7 +118,7 @@ class _Saved:
             return node._attrs[name]
         value = self._unpacked.get(name)
         if value is None:
-            value = self._unpacked[name] = saved.unpack(node)
+            value = self._unpacked[name] = saved.unpack(node, for_backward=True)
         return value
 
 

@@ -152,6 +152,11 @@ class Tensor:
         return self._version_counter[0]
 
     @property
+    def output_nr(self):
+        """Which output of ``grad_fn`` this tensor is (0 for leaves)."""
+        return self._output_nr
+
+    @property
     def retains_grad(self):
         return self._retains_grad
 

@@ -313,7 +313,7 @@ def _watched_graph():
     (lambda x, y: y.sum().backward(inputs=[]), RuntimeError,
      "`inputs` argument to `backward()` cannot be empty."),
     (lambda x, y: y.sum().backward(inputs=[minigrad.ones(1)]), RuntimeError,
-     "One of the differentiated Tensors does not require grad"),
+     "can't retain_grad on Tensor that has requires_grad=False"),   # PyTorch retains first
     (lambda x, y: minigrad.autograd.grad(y.sum(), [minigrad.ones(1)]), RuntimeError,
      "One of the differentiated Tensors does not require grad"),
 ], ids=["non-scalar-without-gradient", "wrong-gradient-shape", "no-grad-tensor",
@@ -344,7 +344,9 @@ def test_argument_error_messages_match_torch():
                      lambda: y.backward(T.ones(2, dtype=T.float64)),
                      lambda: T.ones(3).sum().backward(),
                      lambda: T.autograd.backward([y.sum(), y.sum()], [None]),
-                     lambda: y.sum().backward(inputs=[])):
+                     lambda: y.sum().backward(inputs=[]),
+                     lambda: y.sum().backward(inputs=[T.ones(1)]),
+                     lambda: T.autograd.grad(y.sum(), [])):
             try:
                 call()
             except Exception as exc:            # noqa: BLE001 - we compare them

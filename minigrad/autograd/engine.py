@@ -16,8 +16,8 @@ One backward pass is a *graph task*:
 4. when the queue is empty, run the final callbacks queued during the pass.
 
 At one node the order is (``call_function``): tensor hooks, then ``retain_grad``,
-then node pre-hooks, the node itself (AccumulateGrad: accumulate, then
-post-accumulate hooks), the engine's output validation (reduce broadcast gradients,
+then node pre-hooks, the node itself (AccumulateGrad: accumulate, keeping the
+incoming buffer as ``.grad`` when nothing else holds it, then post-accumulate hooks), the engine's output validation (reduce broadcast gradients,
 cast dtypes), then node post-hooks.
 
 The engine is a generator of :class:`EngineEvent` so a pass can be stepped and
@@ -344,6 +344,9 @@ def _call_function(task, fn, inputs):
             if result is not None:
                 check_node_hook_result(hook, grad_outputs, result)
                 inputs = list(result)
+        # Drop what the loop holds: AccumulateGrad counts references to the gradient
+        # to know whether it may keep the buffer (see graph.accumulate_into_grad).
+        grad_outputs = result = None
     had_post_hooks = bool(fn._post_hooks)
     grad_outputs = tuple(inputs)
     try:
@@ -448,7 +451,9 @@ def _prepare(roots, grads, keep_graph, create_graph, input_edges=None, accumulat
     _compute_dependencies(task, root)
     if input_edges:
         _init_to_execute(task, root, input_edges, accumulate_grad)
-        task.exec_info.setdefault(root, _ExecInfo()).needed = True
+        # The root runs only if it leads to an input (PyTorch: a root that cannot reach
+        # one is visited, so its tensor hooks run, but not executed).
+        task.exec_info.setdefault(root, _ExecInfo())
     return task, root, buffer
 
 

@@ -66,9 +66,12 @@ class BackwardCFunction(Node, FunctionCtx):
     def apply(self, grad_outputs, needs_input_grad):
         from .._creation import zeros
         if self._materialize_grads:
+            # Undefined gradients of tensor outputs become zeros (PyTorch's zeros_like,
+            # which does not require grad even under create_graph); a non-tensor
+            # output's stays None.
             grad_outputs = tuple(
-                g if g is not None else zeros(shape, dtype=dtype)
-                for g, (shape, dtype) in zip(grad_outputs, self._input_metadata))
+                g if g is not None or meta is None else zeros(meta[0], dtype=meta[1])
+                for g, meta in zip(grad_outputs, self._input_metadata))
         grads = self._function_cls.backward(self, *grad_outputs)
         if not isinstance(grads, tuple):
             grads = (grads,)
@@ -175,6 +178,10 @@ class Function(metaclass=_FunctionMeta):
                         out.requires_grad = True
                         out.grad_fn, out._output_nr = ctx, i
                     ctx._input_metadata.append((out._array.shape, out._array.dtype))
+                else:
+                    # As in PyTorch every output has a slot (its gradient is None): a
+                    # tensor's output_nr is its position among all outputs.
+                    ctx._input_metadata.append(None)
                 wrapped.append(out)
             outputs = tuple(wrapped)
             ctx._packed_tensors = tuple(

@@ -23,6 +23,7 @@ import contextlib
 import functools
 import itertools
 import re
+import sys
 import threading
 import weakref
 from collections import OrderedDict
@@ -235,26 +236,102 @@ class AccumulateGrad(Node):
         return [(hooks, 0)] if hooks is not None else ()
 
     def apply(self, grad_outputs, needs_input_grad=(), run_hooks=True):
-        accumulate_into_grad(self.variable, grad_outputs[0], run_hooks)
+        accumulate_into_grad(self.variable, grad_outputs, run_hooks)
         return ()
 
 
-def accumulate_into_grad(variable, grad, run_hooks=True):
-    """AccumulateGrad's work: the first gradient is stored (a copy, so later in-place
-    accumulation cannot touch another tensor), later ones are added in place, or out of
-    place when the graph of the gradient is being built (create_graph). Then the
-    post-accumulate-grad hooks run, unless ``run_hooks`` is false (an engine written in
-    lesson 10 calls them itself: ``engine.call_node``)."""
+def _use_count(holder):
+    """How many references ``holder[0]`` has, counting the ones this call adds."""
+    return sys.getrefcount(holder[0])
+
+
+# The count _use_count gives for an object referenced by nothing but its holder. It is
+# measured, not written down, because what a call adds differs between Python versions.
+_HELD_ONLY_BY_HOLDER = _use_count((object(),))
+
+# The engine's own references to the gradient AccumulateGrad receives: the node's input
+# buffer (a list) and the ``grad_outputs`` tuple the engine keeps for the node's post
+# hooks and its "apply" event. PyTorch counts 1, plus 1 when the node has post hooks
+# (``num_expected_refs`` in accumulate_grad.cpp); minigrad always keeps the tuple.
+ENGINE_REFS_TO_INCOMING_GRAD = 2
+
+
+def _non_overlapping_and_dense(a):
+    """numpy's view of ``Tensor.is_non_overlapping_and_dense()``: the elements fill one
+    block of memory, in some order of the dimensions."""
+    expected = 1
+    for stride, size in sorted((s // a.itemsize, n) for s, n in zip(a.strides, a.shape) if n != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def _copy_like(array, like):
+    """A copy of ``array`` with the memory layout of ``like`` (``clone_obey_contract``)."""
+    out = np.empty_like(like)
+    np.copyto(out, array)
+    return out
+
+
+def _obeys_layout_contract(grad, variable):
+    """PyTorch's ``obeys_layout_contract``: ``.grad`` is laid out like its tensor (same
+    strides on every dimension larger than 1), or C-contiguous when the tensor is not
+    dense. An expanded gradient (stride 0, what ``sum`` sends back) does not qualify."""
+    g, v = grad._array, variable._array
+    if g.dtype != v.dtype or g.shape != v.shape:
+        return False
+    if not _non_overlapping_and_dense(v):
+        return g.flags.c_contiguous
+    return all(gs == vs for gs, vs, n in zip(g.strides, v.strides, v.shape) if n != 1)
+
+
+def accumulate_into_grad(variable, grad_outputs, run_hooks=True):
+    """AccumulateGrad's work (PyTorch's ``AccumulateGrad::accumulateGrad``), then the
+    leaf's post-accumulate-grad hooks. ``grad_outputs[0]`` is the incoming gradient.
+
+    When ``.grad`` is still None:
+
+    - **steal**: ``.grad`` becomes the incoming buffer itself (a detached alias of it: a
+      new Tensor over the same array and version counter, as ``new_grad.detach()``), with
+      no copy, when grad mode is off (no ``create_graph``), nothing but the engine refers
+      to the incoming Tensor object, and it is laid out like the leaf (and writable:
+      numpy's broadcast views are read-only). "Nothing but the engine" is checked with
+      ``sys.getrefcount``: at most :data:`ENGINE_REFS_TO_INCOMING_GRAD` references (the
+      input buffer and the ``grad_outputs`` tuple) besides the call's own. So a tensor a
+      hook returned and forgot becomes ``.grad``'s storage, while a gradient the caller
+      still holds (``y.backward(g)`` passing ``g`` through an addition, a hook that kept
+      ``g`` in a list, an ``autograd.grad`` capture, an event recorded by
+      ``record_events`` or a stepped pass) is copied, as PyTorch counts C++ references;
+    - otherwise **copy** it (laid out like the leaf); under ``create_graph`` the copy is
+      recorded (``CopyBackwards``) so ``.grad`` has a graph.
+
+    Later gradients are added in place, or out of place when grad mode is on
+    (``create_graph``), which gives ``.grad`` a graph. Then the post-accumulate-grad hooks
+    run, unless ``run_hooks`` is false (an engine written in lesson 10 calls them itself:
+    ``engine.call_node``).
+    """
+    # References to the incoming Tensor object (the engine's included), counted before
+    # this function binds one of its own.
+    use_count = _use_count(grad_outputs) - _HELD_ONLY_BY_HOLDER + 1
+    grad = grad_outputs[0]
     if grad is not None:
         if variable.grad is None:
-            if grad_mode.is_grad_enabled() and grad.requires_grad:     # create_graph: keep the graph (CopyBackwards)
-                variable.grad = _tensor.Tensor._wrap(np.zeros_like(grad._array)).copy_(grad)
+            if grad_mode.is_grad_enabled():
+                if grad.requires_grad:           # create_graph: keep the graph (CopyBackwards)
+                    variable.grad = _tensor.Tensor._wrap(np.zeros_like(variable._array)).copy_(grad)
+                else:
+                    variable.grad = _tensor.Tensor._wrap(_copy_like(grad._array, variable._array))
+            elif (use_count <= ENGINE_REFS_TO_INCOMING_GRAD
+                    and grad._array.flags.writeable and _obeys_layout_contract(grad, variable)):
+                variable.grad = _tensor.Tensor._wrap(grad._array, grad._version_counter)
             else:
-                variable.grad = _tensor.Tensor._wrap(grad._array.copy())
+                variable.grad = _tensor.Tensor._wrap(_copy_like(grad._array, variable._array))
         elif grad_mode.is_grad_enabled():
             variable.grad = variable.grad + grad
         else:
             variable.grad._array += grad._array
+        del grad
     hooks = variable._post_accumulate_grad_hooks if run_hooks else None
     if hooks is not None:
         bad = False
@@ -302,7 +379,7 @@ class SavedTensor:
 
     __slots__ = ("_tensor", "_data", "_version_counter", "_requires_grad", "_is_output",
                  "_saved_version", "_output_nr", "_packed", "_unpack", "_hooked",
-                 "_freed", "_is_none", "__weakref__")
+                 "_freed", "_is_none", "_source", "_grad_fn", "_grad_acc", "__weakref__")
 
     def __init__(self, value, is_output=False):
         self._hooked = False
@@ -311,8 +388,21 @@ class SavedTensor:
         self._is_output = is_output
         self._tensor = None
         self._data = None
+        self._source = self._grad_fn = self._grad_acc = None
         if value is None:
             return
+        if not is_output and value.grad_fn is not None:
+            # A saved non-leaf input: remembered (weakly) to notice a later detach_().
+            self._source = weakref.ref(value)
+        # Its place in the graph, which a tensor rebuilt from what an unpack hook returns
+        # gets back (PyTorch's save_metadata): an input's grad_fn (held strongly, as
+        # PyTorch's grad_fn_; it is upstream of the saving node, so no cycle), a leaf's
+        # AccumulateGrad (weakly, as the leaf itself does); an output's grad_fn is the
+        # saving node, passed to unpack.
+        if not is_output:
+            self._grad_fn = value.grad_fn
+            if value.grad_fn is None:
+                self._grad_acc = value._grad_accumulator
         self._saved_version = value._version_counter[0]
         self._version_counter = value._version_counter
         self._output_nr = value._output_nr
@@ -320,6 +410,9 @@ class SavedTensor:
         hooks = current_saved_tensors_hooks()
         if hooks is not None and value._wrapped is None:     # wrapped numbers are never packed
             self._pack_with(hooks[0], hooks[1], value)
+            # Packed at save time, it keeps its grad_fn (above): a later detach_() of
+            # the input no longer matters, as in PyTorch.
+            self._source = None
         elif is_output:
             self._data = value._array
         else:
@@ -365,12 +458,22 @@ class SavedTensor:
         if self._hooked:
             self._packed = None
 
-    def unpack(self, node=None):
-        """The saved tensor (``node`` is the node that saved it, for saved outputs)."""
+    def unpack(self, node=None, for_backward=False):
+        """The saved tensor (``node`` is the node that saved it, for saved outputs).
+
+        ``for_backward``: the unpack a backward formula makes. As in PyTorch it refuses a
+        saved non-leaf input that was since detached in place (``detach_()`` dropped its
+        grad_fn), while ``node._saved_<name>`` still shows it."""
         if self._is_none:
             return None
         if self._freed:
             raise RuntimeError(FREED_MESSAGE)
+        if for_backward and self._source is not None:
+            source = self._source()
+            if source is not None and source.grad_fn is None:
+                raise RuntimeError(
+                    "Trying to use a saved tensor that has been detached in-place, i.e. with "
+                    ".detach_().This is not supported, please use out-of-place `.detach()` instead")
         if self._hooked:
             out = self._unpack(self._packed)
             if not isinstance(out, _tensor.Tensor):
@@ -386,10 +489,19 @@ class SavedTensor:
         return self._rewrap(self._data, node, self._version_counter)
 
     def _rewrap(self, data, node, version_counter):
+        """A new tensor over ``data`` standing where the saved one stood in the graph:
+        a saved output gets the saving ``node`` as grad_fn, a saved non-leaf input its
+        own grad_fn, a saved leaf shares the leaf's AccumulateGrad, so double backward
+        through an unpacked value reaches the same nodes as through the original."""
         out = _tensor.Tensor._wrap(data, version_counter=version_counter)
         if self._requires_grad:
-            if self._is_output and node is not None:
-                out.grad_fn, out._output_nr = node, self._output_nr
+            if self._is_output:
+                if node is not None:
+                    out.grad_fn, out._output_nr = node, self._output_nr
+            elif self._grad_fn is not None:
+                out.grad_fn, out._output_nr = self._grad_fn, self._output_nr
+            elif self._grad_acc is not None:
+                out._grad_accumulator = self._grad_acc
             out.requires_grad = True
         return out
 
