@@ -4,7 +4,7 @@
 
 - ``torch``: real torch, each script inside ``minigrad.trace.torch_events()``;
 - ``plain``: real torch, no recording (what the script prints unrecorded);
-- ``minigrad``: ``import torch`` resolves to minigrad (tests/differential/as_minigrad.py),
+- ``minigrad``: ``import torch`` resolves to minigrad (the redirect of ``python -m minigrad.run``),
   each script inside ``minigrad.autograd.engine.record_events()``.
 
 torch (or minigrad) is imported once; every script then runs in a child made with
@@ -24,7 +24,6 @@ import traceback
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO_ROOT)
-sys.path.insert(1, os.path.join(REPO_ROOT, "tests", "differential"))
 TIMEOUT = 60
 
 
@@ -114,8 +113,8 @@ def run_forked(side, script):
 def main(argv):
     side, out, scripts = argv[0], argv[1], argv[2:]
     if side == "minigrad":
-        from as_minigrad import install_aliases
-        install_aliases()
+        from minigrad import _torch_alias
+        _torch_alias.install()
     else:
         import torch  # noqa: F401  (imported once, before forking)
     results = {os.path.basename(s): run_forked(side, os.path.abspath(s)) for s in scripts}
