@@ -208,9 +208,12 @@ def apply_op(op, tensors, attrs=None):
         outputs = (_tensor.Tensor._wrap(_result_dtype_fix(np.asarray(raw), tensors)),)
 
     if op.view:
-        base = tensors[0]
-        outputs[0]._version_counter = base._version_counter
-        outputs[0]._base = base._base if base._base is not None else base
+        base, out = tensors[0], outputs[0]
+        out._version_counter = base._version_counter
+        out._base = base._base if base._base is not None else base
+        out._attr_version = base._version_counter[0]     # see Tensor.grad_fn
+        if base.requires_grad and not grad_mode.is_grad_enabled():
+            out._view_created_no_grad = True
     if op.grads and grad_mode.is_grad_enabled() and any(t.requires_grad for t in tensors):
         _record(op, tensors, attrs, outputs)
 

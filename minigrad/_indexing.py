@@ -77,16 +77,35 @@ def getitem(t, key):
         raise IndexError(str(exc).replace(" for axis ", " for dimension ")) from None
 
 
+def _basic_key(parts, ndim):
+    """A key of ints, slices, ``None`` and ``...`` as ints and slices only (what it
+    writes to is the same: ``None`` adds no element, ``...`` is full slices)."""
+    parts = [p for p in parts if p is not None]
+    if any(p is Ellipsis for p in parts):
+        at = parts.index(Ellipsis)
+        fill = ndim - (len(parts) - 1)
+        parts = parts[:at] + [slice(None)] * fill + parts[at + 1:]
+    return tuple(parts)
+
+
 def setitem(t, key, value):
-    from ._tensor import Tensor
+    """``t[key] = value``, as PyTorch does it: a key of ints and slices writes through
+    a view (``t[key].copy_(value)``, so in a graph ``t`` gets a ``CopySlices`` node); a
+    key with an index array or a mask is ``index_put_`` on ``t`` (``IndexPutBackward0``).
+    Outside a graph it is a plain numpy assignment."""
+    from ._tensor import Tensor, _as_tensor
     key = _normalize(key)
-    value_data = value._array if isinstance(value, Tensor) else value
     recording = grad_mode.is_grad_enabled() and (
         t.requires_grad or (isinstance(value, Tensor) and value.requires_grad))
-    if recording:
-        raise RuntimeError(
-            "minigrad does not record item assignment (tensor[key] = value) in the graph "
-            "(PyTorch records it as CopySlices). Build the result out of place instead, "
-            "e.g. with minigrad.where or masked_fill, or assign under minigrad.no_grad().")
-    t._array[key] = value_data
-    t._version_counter[0] += 1
+    if not recording:
+        t._check_inplace()
+        t._array[key] = value._array if isinstance(value, Tensor) else value
+        t._version_counter[0] += 1
+        return
+    parts = key if isinstance(key, tuple) else (key,)
+    value = _as_tensor(value)
+    if any(isinstance(p, np.ndarray) for p in parts):
+        t._inplace(lambda s: apply_op(ops.index_put_, (s, value), {
+            "key": key, "indices": _saved_indices(parts), "accumulate": False}), (value,))
+        return
+    getitem(t, _basic_key(parts, t._array.ndim)).copy_(value)
