@@ -98,8 +98,13 @@ def setitem(t, key, value):
     recording = grad_mode.is_grad_enabled() and (
         t.requires_grad or (isinstance(value, Tensor) and value.requires_grad))
     if not recording:
-        t._check_inplace()
-        t._array[key] = value._array if isinstance(value, Tensor) else value
+        from ._views import OVERLAP_MESSAGE, has_internal_overlap, writable
+        if not t._array.flags.writeable:        # a view of an expand: is the written part overlapping?
+            parts = key if isinstance(key, tuple) else (key,)
+            advanced = any(isinstance(p, np.ndarray) for p in parts)
+            if has_internal_overlap(t._array if advanced else t._array[key]):
+                raise RuntimeError(OVERLAP_MESSAGE)
+        writable(t._array)[key] = value._array if isinstance(value, Tensor) else value
         t._version_counter[0] += 1
         return
     parts = key if isinstance(key, tuple) else (key,)
@@ -108,4 +113,15 @@ def setitem(t, key, value):
         t._inplace(lambda s: apply_op(ops.index_put_, (s, value), {
             "key": key, "indices": _saved_indices(parts), "accumulate": False}), (value,))
         return
-    getitem(t, _basic_key(parts, t._array.ndim)).copy_(value)
+    _copy_to(getitem(t, _basic_key(parts, t._array.ndim)), value)
+
+
+def _copy_to(dst, src):
+    """PyTorch's ``copy_to`` for ``t[key] = value``: a value of another shape loses its
+    leading 1s (a ``view``) and is expanded to the slice (``expand``) before the copy."""
+    if src._array.shape != dst._array.shape and src._array.ndim:
+        shape = src._array.shape
+        while shape and shape[0] == 1:
+            shape = shape[1:]
+        src = src.view(shape).expand(dst._array.shape)
+    dst.copy_(src)

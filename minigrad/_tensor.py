@@ -14,6 +14,7 @@ from collections import OrderedDict
 import numpy as np
 
 from . import _ops as ops
+from . import _views
 from . import dtypes
 from . import grad_mode
 from ._dispatch import apply_op
@@ -411,7 +412,8 @@ class Tensor:
             source._requires_grad = self.requires_grad
             source.grad_fn, source._output_nr = self.grad_fn, self._output_nr
         out = compute(source)
-        np.copyto(self._array, out._array, casting="unsafe")
+        np.copyto(self._array if self._array.flags.writeable else _views.writable(self._array),
+                  out._array, casting="unsafe")
         self._version_counter[0] += 1
         if recording and out.grad_fn is not None:
             if self._base is not None and self._attr_version is not None:

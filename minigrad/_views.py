@@ -46,6 +46,17 @@ def has_internal_overlap(array):
     return any(s == 0 and n > 1 for s, n in zip(array.strides, array.shape))
 
 
+def writable(array):
+    """``array`` itself, or a writable alias of it when numpy marked it read-only (a
+    view of an ``expand``): PyTorch refuses only writes where elements overlap, which
+    ``Tensor._check_inplace`` has checked already."""
+    if array.flags.writeable:
+        return array
+    alias = array.view()
+    alias.flags.writeable = True
+    return alias
+
+
 def view_positions(base, view):
     """For each element of the numpy array ``view`` (a view of ``base``), its index in
     ``base`` flattened in C order: a numpy int array shaped like ``view``.
