@@ -156,3 +156,4 @@ class Variable:
 
 
 queue_callback = engine.queue_callback
+_is_checkpoint_valid = engine.is_checkpoint_valid
