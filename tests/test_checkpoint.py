@@ -146,6 +146,6 @@ def _peak(run):
 
 def test_checkpointing_lowers_peak_memory():
     plain = _peak(lambda m, x: m(x))
-    checkpointed = _peak(lambda m, x: checkpoint_sequential(m, 5, x))
+    checkpointed = _peak(lambda m, x: checkpoint_sequential(m, 5, x, use_reentrant=False))
     # 24 layers of [512, 64] activations vs 5 segment inputs plus one segment recomputed.
     assert checkpointed < 0.65 * plain, (checkpointed, plain)
