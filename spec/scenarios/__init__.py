@@ -30,6 +30,9 @@ NAMES = (
     "c14_saved_hooks_inplace",
     "c15_grad_fn_replay",
     "c16_node_order_docs",
+    "c17_checkpoint_reentrant_hooks",
+    "c18_hook_before_inplace",
+    "c19_view_hooks_copyslices",
 )
 
 VERDICTS = ("true", "false", "partly true")
