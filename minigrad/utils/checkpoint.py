@@ -202,6 +202,11 @@ class CheckpointFunction(Function):
                 outputs = ctx.run_function(*detached)
         if isinstance(outputs, Tensor):
             outputs = (outputs,)
+        if len(grad_outputs) != len(outputs):
+            # minigrad's Function gives gradient slots to tensor outputs only; PyTorch's
+            # gives every output one (None for a non-tensor). Line them up as PyTorch does.
+            given = iter(grad_outputs)
+            grad_outputs = [next(given) if isinstance(o, Tensor) else None for o in outputs]
         with_grad, grads = [], []
         for out, g in zip(outputs, grad_outputs):
             if isinstance(out, Tensor) and out.requires_grad:
