@@ -230,6 +230,9 @@ def apply_op(op, tensors, attrs=None):
         for out in outputs:         # (every output of unbind is a view)
             out._version_counter = base._version_counter
             out._base = root
+            out._attr_version = base._version_counter[0]     # see Tensor.grad_fn
+            if base.requires_grad and not grad_mode.is_grad_enabled():
+                out._view_created_no_grad = True
     if op.grads and grad_mode.is_grad_enabled() and any(t.requires_grad for t in tensors):
         _record(op, tensors, attrs, outputs)
 

@@ -77,17 +77,52 @@ def getitem(t, key):
         raise IndexError(str(exc).replace(" for axis ", " for dimension ")) from None
 
 
+def _basic_key(parts, ndim):
+    """A key of ints, slices, ``None`` and ``...`` as ints and slices only (what it
+    writes to is the same: ``None`` adds no element, ``...`` is full slices)."""
+    parts = [p for p in parts if p is not None]
+    if any(p is Ellipsis for p in parts):
+        at = parts.index(Ellipsis)
+        fill = ndim - (len(parts) - 1)
+        parts = parts[:at] + [slice(None)] * fill + parts[at + 1:]
+    return tuple(parts)
+
+
 def setitem(t, key, value):
-    from ._tensor import Tensor
+    """``t[key] = value``, as PyTorch does it: a key of ints and slices writes through
+    a view (``t[key].copy_(value)``, so in a graph ``t`` gets a ``CopySlices`` node); a
+    key with an index array or a mask is ``index_put_`` on ``t`` (``IndexPutBackward0``).
+    Outside a graph it is a plain numpy assignment."""
+    from ._tensor import Tensor, _as_tensor
     key = _normalize(key)
-    value_data = value._array if isinstance(value, Tensor) else value
     recording = grad_mode.is_grad_enabled() and (
         t.requires_grad or (isinstance(value, Tensor) and value.requires_grad))
-    if recording:
-        raise RuntimeError(
-            "minigrad does not record item assignment (tensor[key] = value) in the graph "
-            "(PyTorch records it as CopySlices). Build the result out of place instead, "
-            "e.g. with minigrad.where or masked_fill, or assign under minigrad.no_grad().")
-    t._notify_inplace()
-    t._array[key] = value_data
-    t._version_counter[0] += 1
+    if not recording:
+        from ._views import OVERLAP_MESSAGE, has_internal_overlap, writable
+        if not t._array.flags.writeable:        # a view of an expand: is the written part overlapping?
+            parts = key if isinstance(key, tuple) else (key,)
+            advanced = any(isinstance(p, np.ndarray) for p in parts)
+            if has_internal_overlap(t._array if advanced else t._array[key]):
+                raise RuntimeError(OVERLAP_MESSAGE)
+        t._notify_inplace()
+        writable(t._array)[key] = value._array if isinstance(value, Tensor) else value
+        t._version_counter[0] += 1
+        return
+    parts = key if isinstance(key, tuple) else (key,)
+    value = _as_tensor(value)
+    if any(isinstance(p, np.ndarray) for p in parts):
+        t._inplace(lambda s: apply_op(ops.index_put_, (s, value), {
+            "key": key, "indices": _saved_indices(parts), "accumulate": False}), (value,))
+        return
+    _copy_to(getitem(t, _basic_key(parts, t._array.ndim)), value)
+
+
+def _copy_to(dst, src):
+    """PyTorch's ``copy_to`` for ``t[key] = value``: a value of another shape loses its
+    leading 1s (a ``view``) and is expanded to the slice (``expand``) before the copy."""
+    if src._array.shape != dst._array.shape and src._array.ndim:
+        shape = src._array.shape
+        while shape and shape[0] == 1:
+            shape = shape[1:]
+        src = src.view(shape).expand(dst._array.shape)
+    dst.copy_(src)

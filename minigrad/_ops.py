@@ -323,8 +323,14 @@ def _index_backward(scatter):
     return lambda g, s: apply_op(scatter, (g,), {"key": s.key, "shape": s.self_sym_sizes})
 
 
+def _index_backward_shape(scatter):
+    return lambda g, s: apply_op(scatter, (g,), {"key": s.key, "shape": s.shape})
+
+
 # ``key`` is the numpy key; the other attributes are what PyTorch's nodes show.
-select = Op("select", "SelectBackward0", lambda x, key, dim, index: x[key],
+# (``...`` at the end keeps a 0-dim result a view of ``x``, as numpy's ``x[0]`` of a 1-D
+# array would be a copy.)
+select = Op("select", "SelectBackward0", lambda x, key, dim, index: x[key + (Ellipsis,)],
             view=True, saved_attrs=("dim", "index", "self_sym_sizes"),
             grads={"self": _index_backward(select_backward)})
 slice = Op("slice", "SliceBackward0", lambda x, key, dim, start, end, step: x[key],
@@ -332,6 +338,36 @@ slice = Op("slice", "SliceBackward0", lambda x, key, dim, start, end, step: x[ke
            grads={"self": _index_backward(slice_backward)})
 index = Op("index", "IndexBackward0", lambda x, key, indices: x[key],
            saved_attrs=("indices", "self_sym_sizes"), grads={"self": _index_backward(index_put)})
+
+
+def _index_put_forward(x, values, key, indices, accumulate):
+    out = x.copy()
+    if accumulate:
+        np.add.at(out, key, values)
+    else:
+        out[key] = values
+    return out
+
+
+def _unselected(g, s):
+    # The elements index_put_ overwrote get no gradient from before the write.
+    hit = np.zeros(g._array.shape, dtype=bool)
+    hit[s.key] = True
+    return g.masked_fill(_tensor.Tensor._wrap(hit), 0.0)
+
+
+# ``t[mask] = v`` / ``t[idx] = v``: aten's index_put_ (accumulate=False), in place.
+index_put_ = Op("index_put_", "IndexPutBackward0", _index_put_forward, ("self", "values"),
+                saved_attrs=("accumulate", "indices"),
+                grads={"self": lambda g, s: g if s.accumulate else _unselected(g, s),
+                       "values": lambda g, s: g[s.key]})
+
+# A view whose base was changed in place gets this node (``_views.as_strided_node``); it
+# is never applied as a forward op. ``key`` picks the view's elements out of the base.
+as_strided_scatter = _scatter_into_zeros("as_strided_scatter", "AsStridedScatterBackward0")
+as_strided = Op("as_strided", "AsStridedBackward0", lambda x, key, shape, **_: x[key],
+                saved_attrs=("size", "storage_offset", "stride"),
+                grads={"self": _index_backward_shape(as_strided_scatter)})
 
 # --- matrix products ------------------------------------------------------------------
 mm = Op("mm", "MmBackward0", np.matmul, ("self", "mat2"),

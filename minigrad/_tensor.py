@@ -14,7 +14,7 @@ from collections import OrderedDict
 import numpy as np
 
 from . import _ops as ops
-from . import _device, dtypes
+from . import _device, _views, dtypes
 from . import return_types
 from . import grad_mode
 from ._dispatch import apply_op
@@ -53,7 +53,7 @@ class Tensor:
     __hash__ = object.__hash__      # hashed by identity, like torch.Tensor
 
     _requires_grad = False
-    grad_fn = None                  # the Node that made this tensor (None for leaves)
+    _grad_fn = None                 # the Node that made this tensor (None for leaves)
     _output_nr = 0                  # which output of grad_fn this tensor is
     _grad = None
     _backward_hooks = None          # OrderedDict of tensor hooks (register_hook)
@@ -62,6 +62,8 @@ class Tensor:
     _grad_accumulator = None        # weakref to a leaf's AccumulateGrad
     _wrapped = None                 # the Python scalar of a "wrapped number"
     _base = None                    # the tensor this one is a view of (view ops only)
+    _attr_version = None            # a view's version when its grad_fn was made (view ops only)
+    _view_created_no_grad = False   # a view of a tensor requiring grad, made under no_grad
 
     def __init__(self, *args, device=None):
         """``torch.Tensor(...)``, the legacy constructor: ``Tensor([1, 2])`` copies data
@@ -126,6 +128,44 @@ class Tensor:
     def get_device(self):
         """``Tensor.get_device()``: -1 for a CPU tensor."""
         return -1
+
+    @property
+    def grad_fn(self):
+        """The node that made this tensor (None for a leaf).
+
+        For a view, as in PyTorch (``VariableHooks::grad_fn``): when the shared memory was
+        changed in place since the node was made (the version counter moved), the old
+        node describes data that is gone, so a new one is made from the base,
+        ``AsStridedBackward0`` (see ``_views.py``)."""
+        if self._attr_version is not None and self._attr_version != self._version_counter[0]:
+            return self._regenerate_grad_fn()
+        return self._grad_fn
+
+    @grad_fn.setter
+    def grad_fn(self, node):
+        self._grad_fn = node
+
+    def _regenerate_grad_fn(self):
+        from ._views import as_strided_node
+        self._attr_version = self._version_counter[0]
+        base = self._base
+        if (self._grad_fn is None and not base.requires_grad) or self._view_created_no_grad:
+            return self._grad_fn
+        self._set_history(as_strided_node(self, base))
+        return self._grad_fn
+
+    def _set_history(self, node):
+        """Make ``node`` this tensor's ``grad_fn`` after an in-place change (PyTorch's
+        ``set_gradient_edge`` + ``update_tensor_hooks_on_new_gradfn``): hooks registered
+        so far stay with the old node, later ones go to the new one; ``retain_grad``
+        moves to the new one."""
+        old_node, old_nr = self._grad_fn, self._output_nr
+        self._grad_fn, self._output_nr = node, 0
+        self._requires_grad = True
+        self._backward_hooks = None
+        if self._retains_grad and old_node is not None:
+            old_node._drop_retains_grad_hook(old_nr)
+            node._set_retains_grad_hook(0, self)
 
     @property
     def is_leaf(self):
@@ -354,17 +394,37 @@ class Tensor:
         return self
 
     # --- in-place ops ---------------------------------------------------------------------
-    def _check_inplace(self):
-        if self.requires_grad and self.grad_fn is None and grad_mode.is_grad_enabled():
-            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    def _check_inplace(self, others=()):
+        """PyTorch's ``check_inplace`` (and ``handle_view_on_rebase`` for views), in its
+        order: only when grad mode is on and something involved requires grad."""
+        from ._views import OVERLAP_MESSAGE, has_internal_overlap
+        if not self._array.flags.writeable and has_internal_overlap(self._array):
+            raise RuntimeError(OVERLAP_MESSAGE)
+        if not grad_mode.is_grad_enabled():
+            return
+        if self._view_created_no_grad:
+            raise RuntimeError(
+                "A view was created in no_grad mode and is being modified inplace with grad mode "
+                "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
+                "You can clarify your code by moving both the view and the inplace either both "
+                "inside the no_grad block (if you don't want the inplace to be tracked) or both "
+                "outside (if you want the inplace to be tracked).")
+        if not (self.requires_grad or any(o.requires_grad for o in others)):
+            return
         view = self.__dict__.get("_custom_function_view")
-        if view is not None and self.requires_grad and grad_mode.is_grad_enabled():
+        if view is not None and self.requires_grad:
             raise RuntimeError(
                 f"Output {view[1]} of {view[0]} is a view and is being modified inplace. This view "
                 "was created inside a custom Function (or because an input was returned as-is) and "
                 "the autograd logic to handle view+inplace would override the custom backward "
                 "associated with the custom Function, leading to incorrect gradients. This behavior "
                 "is forbidden. You can fix this by cloning the output of the custom Function.")
+        base = self._base
+        if base is not None and self.requires_grad and base.grad_fn is None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                               "in-place operation.")
+        if self.requires_grad and self.grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
     def _inplace(self, compute, others=()):
         """Write ``compute(source)`` into this tensor's own buffer.
@@ -372,33 +432,31 @@ class Tensor:
         When a graph is recorded, ``source`` is a copy standing for the value before
         the write (so the new node saves the right value, as PyTorch's ``original_self``)
         and the tensor gets the new node as its ``grad_fn``. As in PyTorch, tensor hooks
-        registered earlier stay with the old node; ``retain_grad`` moves to the new one."""
-        self._check_inplace()
-        self._notify_inplace()
+        registered earlier stay with the old node; ``retain_grad`` moves to the new one.
+
+        On a view (``self._base`` set), the base's history is rewritten instead: its new
+        node is ``CopySlices`` around the op's node, and the view's node is regenerated
+        from it (``_views.py``, PyTorch's ``rebase_history``)."""
         others = tuple(o for o in others if isinstance(o, Tensor))
+        self._check_inplace(others)
+        self._notify_inplace()
         recording = grad_mode.is_grad_enabled() and (
             self.requires_grad or any(o.requires_grad for o in others))
         source = self
-        if recording and self._base is not None:
-            raise RuntimeError(
-                "minigrad does not record in-place operations on a view of a tensor in a graph "
-                "(PyTorch rewrites the base's graph with a CopySlices node). Write it out of "
-                "place instead, e.g. `y = y * 2` rather than `y.mul_(2)`, or clone the view first.")
         if recording:
             source = Tensor._wrap(self._array.copy())
-            source._requires_grad = self._requires_grad
+            source._requires_grad = self.requires_grad
             source.grad_fn, source._output_nr = self.grad_fn, self._output_nr
         out = compute(source)
-        np.copyto(self._array, out._array, casting="unsafe")
+        np.copyto(self._array if self._array.flags.writeable else _views.writable(self._array),
+                  out._array, casting="unsafe")
         self._version_counter[0] += 1
-        if recording:
-            old_node, old_nr = self.grad_fn, self._output_nr
-            self.grad_fn, self._output_nr = out.grad_fn, 0
-            self.requires_grad = True
-            self._backward_hooks = None
-            if self._retains_grad and old_node is not None:
-                old_node._drop_retains_grad_hook(old_nr)
-                self.grad_fn._set_retains_grad_hook(0, self)
+        if recording and out.grad_fn is not None:
+            if self._base is not None and self._attr_version is not None:
+                from ._views import rebase_history
+                rebase_history(self, out.grad_fn)
+            else:
+                self._set_history(out.grad_fn)
         return self
 
     def _notify_inplace(self):

@@ -35,9 +35,10 @@ def test_identical_gradients_with_dropout():
     x = minigrad.randn(5, 16, requires_grad=True)
     plain = _grads(model, x, lambda m, x: m(x))
     per_layer = _grads(model, x, lambda m, x: checkpoint(m, x, use_reentrant=False))
-    segments = _grads(model, x, lambda m, x: checkpoint_sequential(m, 3, x))
-    for a, b, c in zip(plain, per_layer, segments):
-        assert np.array_equal(a, b) and np.array_equal(a, c)
+    reentrant = _grads(model, x, lambda m, x: checkpoint(m, x, use_reentrant=True))
+    segments = _grads(model, x, lambda m, x: checkpoint_sequential(m, 3, x, use_reentrant=False))
+    for a, b, c, d in zip(plain, per_layer, segments, reentrant):
+        assert np.array_equal(a, b) and np.array_equal(a, c) and np.array_equal(a, d)
 
 
 def test_pack_keeps_no_tensor_and_recomputes_once_per_pass():
@@ -48,7 +49,7 @@ def test_pack_keeps_no_tensor_and_recomputes_once_per_pass():
         return (x.exp() * x).tanh()
 
     x = minigrad.randn(4, requires_grad=True)
-    y = checkpoint(fn, x)
+    y = checkpoint(fn, x, use_reentrant=False)
     node = y.grad_fn
     assert not isinstance(node._raw_saved_result._packed, minigrad.Tensor)
     assert len(calls) == 1
@@ -65,13 +66,70 @@ def test_inner_hooks_do_not_leak():
     with saved_tensors_hooks(lambda t: t, lambda t: t):
         pass
     x = minigrad.randn(3, requires_grad=True)
-    checkpoint(lambda x: x.exp(), x).sum().backward()
+    checkpoint(lambda x: x.exp(), x, use_reentrant=False).sum().backward()
     assert minigrad.autograd.graph.current_saved_tensors_hooks() is None
 
 
-def test_use_reentrant_true_is_refused():
-    with pytest.raises(NotImplementedError):
-        checkpoint(lambda x: x, minigrad.ones(1), use_reentrant=True)
+def test_use_reentrant_left_out_warns_and_is_reentrant():
+    x = minigrad.randn(3, requires_grad=True)
+    with pytest.warns(UserWarning, match="the use_reentrant parameter should be passed explicitly"):
+        y = checkpoint(lambda x: x.exp(), x)
+    assert y.grad_fn.name() == "CheckpointFunctionBackward"
+    with pytest.warns(UserWarning, match="checkpoint_sequential: the use_reentrant parameter"):
+        checkpoint_sequential([nn.Tanh(), nn.Tanh()], 2, x)
+
+
+def test_reentrant_runs_a_nested_backward_with_the_outer_state_intact():
+    """The inner pass has its own graph task; the outer one's callbacks, grad mode and
+    task id are the same before and after it."""
+    from minigrad.autograd import engine
+    seen = []
+    x = minigrad.randn(4, requires_grad=True)
+
+    def fn(x):
+        h = x.exp()
+        if h.requires_grad:
+            h.register_hook(lambda g: seen.append(("inner", engine.current_graph_task_id())))
+        return h * x
+
+    y = checkpoint(fn, x, use_reentrant=True)
+    loss = y.sum()
+    loss.grad_fn.register_prehook(lambda go: seen.append(("outer", engine.current_graph_task_id()))
+                                  or minigrad.autograd.Variable._execution_engine.queue_callback(
+                                      lambda: seen.append(("callback", engine.current_graph_task_id()))))
+    x.register_hook(lambda g: seen.append(("x", engine.current_graph_task_id(), minigrad.is_grad_enabled())))
+    loss.backward()
+    (outer, a), (inner, b), (xh, c, grad_on), (cb, d) = seen
+    assert (outer, inner, xh, cb) == ("outer", "inner", "x", "callback")
+    assert a == c == d != b and not grad_on
+    xv = x.detach().numpy()
+    assert np.allclose(x.grad.numpy(), np.exp(xv) * (1 + xv))
+    assert engine.current_graph_task_id() == -1
+
+
+def test_reentrant_refuses_grad_and_warns_without_grad_inputs():
+    x = minigrad.randn(3, requires_grad=True)
+    y = checkpoint(lambda x: x.exp(), x, use_reentrant=True)
+    with pytest.raises(RuntimeError, match="^When use_reentrant=True, torch.utils.checkpoint is incompatible"):
+        minigrad.autograd.grad(y.sum(), x)
+    with pytest.warns(UserWarning, match="^None of the inputs have requires_grad=True. Gradients will be None$"):
+        out = checkpoint(lambda x: x.exp(), minigrad.ones(2), use_reentrant=True)
+    assert not out.requires_grad
+    with pytest.raises(ValueError, match="^Unexpected keyword arguments: scale$"):
+        checkpoint(lambda x, scale: x, x, use_reentrant=True, scale=2)
+
+
+def test_non_reentrant_recomputation_stops_after_the_last_saved_tensor():
+    trail = []
+
+    def fn(x):
+        h = x.exp()             # saves its result: the only saved tensor
+        trail.append("after exp")
+        return h + 1
+
+    x = minigrad.randn(3, requires_grad=True)
+    checkpoint(fn, x, use_reentrant=False).sum().backward()
+    assert trail == ["after exp"]       # the recomputation stopped inside exp
 
 
 def _peak(run):
@@ -88,7 +146,7 @@ def _peak(run):
 
 def test_checkpointing_lowers_peak_memory():
     plain = _peak(lambda m, x: m(x))
-    checkpointed = _peak(lambda m, x: checkpoint_sequential(m, 5, x))
+    checkpointed = _peak(lambda m, x: checkpoint_sequential(m, 5, x, use_reentrant=False))
     # 24 layers of [512, 64] activations vs 5 segment inputs plus one segment recomputed.
     assert checkpointed < 0.65 * plain, (checkpointed, plain)
 

@@ -247,3 +247,4 @@ class Variable(metaclass=VariableMeta):
 
 
 queue_callback = engine.queue_callback
+_is_checkpoint_valid = engine.is_checkpoint_valid

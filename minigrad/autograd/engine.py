@@ -39,7 +39,7 @@ from .anomaly_mode import is_anomaly_enabled
 from .graph import (Node, AccumulateGrad, check_node_hook_result, check_tensor_hook_result)
 
 __all__ = ["EngineEvent", "EngineState", "backward_steps", "record_events", "queue_callback",
-           "current_graph_task_id", "will_engine_execute_node",
+           "current_graph_task_id", "will_engine_execute_node", "is_checkpoint_valid",
            # the seam (lesson 10): plug in an engine of your own
            "use", "real_engine_runs", "call_node", "tensor_hooks", "store_retained_grads",
            "pre_hooks", "post_hooks", "post_accumulate_hooks", "new_input_buffer",
@@ -128,6 +128,13 @@ def current_graph_task_id():
     """``torch._C._current_graph_task_id()``: -1 outside a backward pass."""
     stack = _task_stack()
     return stack[-1].id if stack else -1
+
+
+def is_checkpoint_valid():
+    """``torch.autograd._is_checkpoint_valid()``: False while a pass that runs only part
+    of the graph (``autograd.grad``, ``backward(inputs=)``) is running, itself or around
+    a reentrant pass. The reentrant checkpoint refuses to run then."""
+    return all(task.exec_info is None for task in _task_stack())
 
 
 def queue_callback(callback):

@@ -1,7 +1,9 @@
-"""Activation checkpointing built on saved-tensor hooks.
+"""Activation checkpointing, both of PyTorch's variants.
 
-PyTorch counterpart: ``torch/utils/checkpoint.py`` (the non-reentrant variant,
-``use_reentrant=False``). The idea fits in two hooks:
+PyTorch counterpart: ``torch/utils/checkpoint.py``.
+
+**Non-reentrant** (``use_reentrant=False``, PyTorch's recommended one), built on
+saved-tensor hooks. The idea fits in two hooks:
 
 * **pack** (forward): every tensor an op inside ``fn`` saves for backward is replaced
   by its *position* in the sequence of saved tensors, a plain int. The activations
@@ -18,12 +20,25 @@ forward did (so the rest of ``fn``, and forward hooks of a checkpointed module, 
 run again); ``set_checkpoint_early_stop(False)`` runs ``fn`` to the end instead. The random
 generator's state is saved and restored around the recomputation (``Dropout`` draws
 the same mask twice), as PyTorch's ``preserve_rng_state=True`` does.
+
+**Reentrant** (``use_reentrant=True``, PyTorch's older default): a custom Function,
+``CheckpointFunction``. Its forward runs ``fn`` under ``no_grad`` (no graph at all
+inside); its backward runs ``fn`` again with grad on, from detached copies of the
+inputs, and then calls ``autograd.backward`` on that fresh graph *from inside the
+outer backward pass*: a reentrant pass with its own graph task, final callbacks and
+grad mode, after which the outer pass continues. Hooks registered inside ``fn``
+therefore live on the recomputed graph and fire inside the node
+``CheckpointFunctionBackward``; the first forward's tensors do not require grad.
+It cannot serve ``autograd.grad`` or ``backward(inputs=...)`` (the inner pass would
+accumulate into ``.grad`` and knows nothing of the outer pass's inputs).
 """
 import contextlib
+import warnings
 
-from .. import _creation, grad_mode
+from .. import _creation, autograd, grad_mode
 from .._tensor import Tensor
 from ..autograd import engine
+from ..autograd.function import Function
 from ..autograd.graph import saved_tensors_hooks
 
 __all__ = ["checkpoint", "checkpoint_sequential", "set_checkpoint_early_stop"]
@@ -109,6 +124,10 @@ class _Frame:
         return values.pop(index)
 
     def _recompute(self):
+        """Run ``fn`` again and collect what it saves. As PyTorch's default
+        (``early_stop=True``), the run stops as soon as the last of the ``count`` saved
+        tensors is packed: the rest of ``fn`` (and any print or hook registration in
+        it) does not run again."""
         saved = []
         inputs = tuple(_detached(a) for a in self.args)
 
@@ -159,15 +178,91 @@ def _rng_restored(state):
         generator.bit_generator.state = current
 
 
+class CheckpointFunction(Function):
+    """PyTorch's ``CheckpointFunction``: the reentrant checkpoint (see the module
+    docstring). Its node is ``CheckpointFunctionBackward``."""
+
+    @staticmethod
+    def forward(ctx, run_function, preserve_rng_state, *args):
+        _check_backward_validity(args)
+        ctx.run_function = run_function
+        ctx.preserve_rng_state = preserve_rng_state
+        if preserve_rng_state:
+            ctx.fwd_rng_state = _creation._generator[0].bit_generator.state
+        # Non-tensor arguments are kept as they are; tensors are saved for backward.
+        ctx.inputs = []
+        ctx.tensor_indices = []
+        tensor_inputs = []
+        for i, arg in enumerate(args):
+            if isinstance(arg, Tensor):
+                tensor_inputs.append(arg)
+                ctx.tensor_indices.append(i)
+                ctx.inputs.append(None)
+            else:
+                ctx.inputs.append(arg)
+        ctx.save_for_backward(*tensor_inputs)
+        with grad_mode.no_grad():
+            return run_function(*args)
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        if not engine.is_checkpoint_valid():
+            raise RuntimeError(
+                "When use_reentrant=True, torch.utils.checkpoint is incompatible"
+                " with .grad() or passing an `inputs` parameter to .backward()."
+                " To resolve this error, you can either set use_reentrant=False,"
+                " or call .backward() without passing the `inputs` argument.")
+        inputs = list(ctx.inputs)
+        for i, index in enumerate(ctx.tensor_indices):
+            inputs[index] = ctx.saved_tensors[i]
+        with _rng_restored(ctx.fwd_rng_state if ctx.preserve_rng_state else None):
+            detached = tuple(_detached(a) for a in inputs)
+            with grad_mode.enable_grad():
+                outputs = ctx.run_function(*detached)
+        if isinstance(outputs, Tensor):
+            outputs = (outputs,)
+        if len(grad_outputs) != len(outputs):
+            # minigrad's Function gives gradient slots to tensor outputs only; PyTorch's
+            # gives every output one (None for a non-tensor). Line them up as PyTorch does.
+            given = iter(grad_outputs)
+            grad_outputs = [next(given) if isinstance(o, Tensor) else None for o in outputs]
+        with_grad, grads = [], []
+        for out, g in zip(outputs, grad_outputs):
+            if isinstance(out, Tensor) and out.requires_grad:
+                with_grad.append(out)
+                grads.append(g)
+        if not with_grad:
+            raise RuntimeError("none of output has requires_grad=True, this checkpoint() is not necessary")
+        # The reentrant pass: the engine runs it to the end right here, inside this node.
+        autograd.backward(with_grad, grads)
+        return (None, None) + tuple(a.grad if isinstance(a, Tensor) else None for a in detached)
+
+
+def _check_backward_validity(args):
+    if not any(a.requires_grad for a in args if isinstance(a, Tensor)):
+        warnings.warn("None of the inputs have requires_grad=True. Gradients will be None",
+                      stacklevel=4)
+
+
 def checkpoint(function, *args, use_reentrant=None, preserve_rng_state=True, **kwargs):
-    """``torch.utils.checkpoint.checkpoint(function, *args, use_reentrant=False)``.
+    """``torch.utils.checkpoint.checkpoint(function, *args, use_reentrant=...)``.
 
     Runs ``function(*args, **kwargs)`` now, keeping none of its intermediate
-    activations; they are recomputed during backward. Only the non-reentrant variant
-    exists in minigrad (``use_reentrant`` must be False or omitted)."""
+    activations; they are recomputed during backward. As in PyTorch, leaving out
+    ``use_reentrant`` warns and means ``True``; ``False`` is the recommended variant."""
+    if use_reentrant is None:
+        warnings.warn(
+            "torch.utils.checkpoint: the use_reentrant parameter should be "
+            "passed explicitly. Starting in PyTorch 2.9, calling checkpoint "
+            "without use_reentrant will raise an exception. use_reentrant=False is "
+            "recommended, but if you need to preserve the current default "
+            "behavior, you can pass use_reentrant=True. Refer to docs for more "
+            "details on the differences between the two variants.", stacklevel=2)
+        use_reentrant = True
+    if kwargs and use_reentrant:
+        raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
     if use_reentrant:
-        raise NotImplementedError("minigrad implements only the non-reentrant checkpoint "
-                                  "(use_reentrant=False), built on saved-tensor hooks")
+        return CheckpointFunction.apply(function, preserve_rng_state, *args)
     rng_state = _creation._generator[0].bit_generator.state if preserve_rng_state else None
     frame = _Frame(function, args, kwargs, rng_state)
     with saved_tensors_hooks(frame.pack, frame.unpack):
@@ -177,7 +272,18 @@ def checkpoint(function, *args, use_reentrant=None, preserve_rng_state=True, **k
 
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
     """``checkpoint_sequential``: split a Sequential (or list of modules) into
-    ``segments`` chunks and checkpoint each chunk but the last."""
+    ``segments`` chunks and checkpoint each chunk but the last. Leaving out
+    ``use_reentrant`` warns and means ``True``, as in PyTorch."""
+    if use_reentrant is None:
+        warnings.warn(
+            "torch.utils.checkpoint.checkpoint_sequential: the use_reentrant "
+            "parameter should be passed explicitly. "
+            "In version 2.9 we will raise an exception if use_reentrant "
+            "is not passed. use_reentrant=False is "
+            "recommended, but if you need to preserve the current default "
+            "behavior, you can pass use_reentrant=True. Refer to docs for more "
+            "details on the differences between the two variants.", stacklevel=2)
+        use_reentrant = True
     functions = list(functions.children()) if hasattr(functions, "children") else list(functions)
     size = -(-len(functions) // segments)
 
