@@ -60,6 +60,8 @@ KNOWN = {
                                       "(the pass ends in an error), minigrad's keeps it",
     "e06_saved_hooks_create_graph.py": "minigrad's double-backward graph runs its MulBackward0 "
                                        "nodes in another order (as s59)",
+    "e07_double_backward_hooks.py": "in the second pass, minigrad's double-backward graph "
+                                    "runs two MulBackward0 nodes in the other order (as s59)",
     "s61_posthook_registered_during_apply.py": "minigrad's post_hook event shows the node's "
                                                "grad_outputs; the late hook received ()",
 }
