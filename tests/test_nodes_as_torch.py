@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 
 import minigrad
-from test_ops_gradcheck import CASES, KNOWN_NAME_DIFFERENCES, Case, _as_tuple, _inputs, rand
+from test_ops_gradcheck import (CASES, KNOWN_NAME_DIFFERENCES, Case, _as_tuple, _inputs, names_of_graph,
+                                rand)
 
 
 def _nn_cases():
@@ -98,18 +99,6 @@ def test_saved_names_and_values_as_torch(case):
             assert _same(mv, tv), f"{where}.{name}: minigrad {mv!r}, torch {tv!r}"
 
 
-def _names_of_graph(outs):
-    seen, names, stack = set(), [], [o.grad_fn for o in outs if o.grad_fn is not None]
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        names.append(node.name())
-        stack.extend(n for n, _ in node.next_functions if n is not None)
-    return sorted(names)
-
-
 def _double_backward_graph(T, case, fn):
     inputs = _inputs(case, T)
     outs = _as_tuple(fn(T, *inputs))
@@ -118,7 +107,7 @@ def _double_backward_graph(T, case, fn):
         term = (o * T.ones_like(o)).sum() if o.is_floating_point() else None
         loss = term if loss is None else loss + term
     grads = T.autograd.grad(loss, inputs, create_graph=True, allow_unused=True)
-    return _names_of_graph([g for g in grads if g is not None and g.grad_fn is not None])
+    return names_of_graph([g for g in grads if g is not None and g.grad_fn is not None])
 
 
 # Where minigrad writes a derivative as several ops and PyTorch calls one kernel (or the

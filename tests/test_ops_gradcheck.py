@@ -589,15 +589,19 @@ def test_same_grad_fn_names_as_torch(case):
         pytest.skip("known difference: " + KNOWN_NAME_DIFFERENCES[case.id])
 
     def names(framework, fn):
-        outs = _as_tuple(fn(framework, *_inputs(case, framework)))
-        seen, order, stack = set(), [], [o.grad_fn for o in outs if o.grad_fn is not None]
-        while stack:
-            node = stack.pop()
-            if node in seen:
-                continue
-            seen.add(node)
-            order.append(node.name())
-            stack.extend(n for n, _ in node.next_functions if n is not None)
-        return sorted(order)
+        return names_of_graph(_as_tuple(fn(framework, *_inputs(case, framework))))
 
     assert names(minigrad, case.fn) == names(torch, case.torch_fn)
+
+
+def names_of_graph(outs):
+    """The sorted node names of the graph behind ``outs`` (each node once)."""
+    seen, names, stack = set(), [], [o.grad_fn for o in outs if o.grad_fn is not None]
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        names.append(node.name())
+        stack.extend(n for n, _ in node.next_functions if n is not None)
+    return sorted(names)

@@ -240,10 +240,9 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
-class RandomUnstructured(BasePruningMethod):
-    """``prune.RandomUnstructured(amount)``: prune ``amount`` entries chosen uniformly at
-    random, with minigrad's generator (``manual_seed``): the count is PyTorch's, the
-    chosen entries are not (PyTorch draws from its own generator)."""
+class _Unstructured(BasePruningMethod):
+    """Prune the ``amount`` individual entries with the lowest ``_scores`` (shared by
+    ``RandomUnstructured`` and ``L1Unstructured``, which differ only in the scores)."""
 
     PRUNING_TYPE = "unstructured"
 
@@ -257,35 +256,31 @@ class RandomUnstructured(BasePruningMethod):
         _validate_pruning_amount(k, size)
         mask = _fresh(default_mask)
         if k != 0:
-            scores = _creation._rng().random(size)
-            mask._array.reshape(-1)[_smallest(-scores, k)] = 0
+            mask._array.reshape(-1)[_smallest(self._scores(t, size), k)] = 0
         return mask
+
+
+class RandomUnstructured(_Unstructured):
+    """``prune.RandomUnstructured(amount)``: prune ``amount`` entries chosen uniformly at
+    random, with minigrad's generator (``manual_seed``): the count is PyTorch's, the
+    chosen entries are not (PyTorch draws from its own generator)."""
+
+    def _scores(self, t, size):
+        return -_creation._rng().random(size)
 
     @classmethod
     def apply(cls, module, name, amount):
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_Unstructured):
     """``prune.L1Unstructured(amount)``: prune the ``amount`` entries of smallest absolute
     value. Among equal absolute values minigrad prunes the lowest flat indices first;
     PyTorch's ``topk(largest=False)`` may pick other ones among the ties (the pruned
     *values* are equal; the mask can differ). Without ties the masks are identical."""
 
-    PRUNING_TYPE = "unstructured"
-
-    def __init__(self, amount):
-        _validate_pruning_amount_init(amount)
-        self.amount = amount
-
-    def compute_mask(self, t, default_mask):
-        size = t.numel()
-        k = _compute_nparams_toprune(self.amount, size)
-        _validate_pruning_amount(k, size)
-        mask = _fresh(default_mask)
-        if k != 0:
-            mask._array.reshape(-1)[_smallest(np.abs(t._array), k)] = 0
-        return mask
+    def _scores(self, t, size):
+        return np.abs(t._array)
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
