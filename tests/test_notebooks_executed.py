@@ -82,7 +82,7 @@ def test_guard_accepts_a_clean_notebook(tmp_path):
                        | {"traceback": [f"line {i}" for i in range(20)]}], tags=["raises-exception"])],
      "python3", "20-line traceback"),
     ([_cell("f", 1, [{"output_type": "stream", "name": "stderr",
-                      "text": ['File "/home/someone/minigrad/x.py", line 3\n']}])], "python3",
+                      "text": ['File "/Users/someone/minigrad/x.py", line 3\n']}])], "python3",
      "a path of this machine"),
     ([_cell("f", 1, [{"output_type": "stream", "name": "stdout",
                       "text": ["step\n" * 61]}])], "python3", "61 lines of stream stdout"),

@@ -12,7 +12,7 @@ are deliberately unexecuted) it checks that:
 - no cell stores an error output unless it is tagged ``raises-exception``;
 - no output contains a memory address (``0x`` followed by 6+ hex digits), which would
   differ on every run (end the cell with ``;`` or ``plt.show()``, or print something stable);
-- no output shows a path of the machine that executed it (``/home/...``, ``/root/...``);
+- no output shows an absolute path of the machine that executed it (a home or user folder);
 - no stored traceback is longer than 15 lines: a learner should see the error, not our call
   stack (``%xmode Minimal`` in the first cell, or print ``type(e).__name__`` and ``e``);
 - no stream output is longer than 60 lines (one updating progress bar or a summary line,
