@@ -173,7 +173,8 @@ for _mg_module in [m for m in _mg_sys.modules
                    if m == "minigrad.exercises" or m.startswith("minigrad.exercises.")]:
     del _mg_sys.modules[_mg_module]
 from minigrad.exercises.grading import grade_lesson as _mg_grade_lesson
-_mg_grade_lesson({lesson!r}, globals(), {nonce!r}, {budget!r}, only={names!r})
+_mg_grade_lesson({lesson!r}, globals(), {nonce!r}, {budget!r}, only={names!r},
+                 results_path={results_path!r})
 """
 
 
@@ -276,8 +277,10 @@ async def _attempt(nb, lesson: str, names, timeout: float, skip) -> _Attempt:
 
             index = "grading"
             nonce = secrets.token_hex(12)
+            results_path = os.path.join(cwd, f"minigrad-grade-{nonce}.txt")
             cell = nbformat.v4.new_code_cell(GRADING_CELL.format(
-                lesson=lesson, nonce=nonce, budget=float(timeout), names=list(names)))
+                lesson=lesson, nonce=nonce, budget=float(timeout), names=list(names),
+                results_path=results_path))
             nb.cells.append(cell)
             client.timeout = math.ceil(timeout) + 30
             try:
@@ -288,7 +291,8 @@ async def _attempt(nb, lesson: str, names, timeout: float, skip) -> _Attempt:
                 pass
             finally:
                 nb.cells.pop()
-                got.found = _results(cell, nonce)
+                got.found = _results(_printed_lines(cell), nonce)
+                got.found.update(_results(_file_lines(results_path), nonce))
             if got.grading_done and not got.found and _first_error(cell):
                 got.hung = f"the grading cell failed: {_first_error(cell)}"
         except DeadKernelError:
@@ -303,18 +307,32 @@ async def _attempt(nb, lesson: str, names, timeout: float, skip) -> _Attempt:
     return got
 
 
-def _results(cell, nonce) -> dict:
-    """The result lines the grading cell printed (with this run's nonce)."""
-    prefix, found = f"{MARKER} {nonce} ", {}
+def _printed_lines(cell):
+    """The lines the grading cell printed to stdout."""
     for out in cell.get("outputs", []):
         if out.get("output_type") == "stream" and out.get("name") == "stdout":
-            for line in out.get("text", "").splitlines():
-                if line.startswith(prefix):
-                    try:
-                        record = json.loads(line[len(prefix):])
-                        found[record["exercise"]] = (record["status"], record["message"])
-                    except (ValueError, KeyError):
-                        pass
+            yield from out.get("text", "").splitlines()
+
+
+def _file_lines(path):
+    """The lines the grading cell appended to its results file (none if it never wrote)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read().splitlines()
+    except OSError:
+        return []
+
+
+def _results(lines, nonce) -> dict:
+    """The result lines among ``lines`` that carry this run's nonce."""
+    prefix, found = f"{MARKER} {nonce} ", {}
+    for line in lines:
+        if line.startswith(prefix):
+            try:
+                record = json.loads(line[len(prefix):])
+                found[record["exercise"]] = (record["status"], record["message"])
+            except (ValueError, KeyError):
+                pass
     return found
 
 

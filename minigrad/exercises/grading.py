@@ -92,10 +92,13 @@ def run_exercise(exercise, namespace, seconds=None, quiet=True):
     return status, getattr(result, "message", str(result))
 
 
-def grade_lesson(lesson, namespace, nonce, budget, only=None):
+def grade_lesson(lesson, namespace, nonce, budget, only=None, results_path=None):
     """Grade every exercise of ``lesson`` (or those named in ``only``) in ``namespace``
     and print, for each in order, one line
     ``MINIGRAD-GRADE <nonce> {"exercise": ..., "status": ..., "message": ...}``.
+    With ``results_path`` each line is also appended to that file and synced to disk
+    before the next check runs, so a check that kills the kernel cannot take the
+    earlier results with it (printed output still in flight would be lost).
 
     ``budget`` seconds are shared between the checks: each gets an equal part of what
     is left, so one infinite loop cannot use up the time of the exercises after it.
@@ -108,8 +111,14 @@ def grade_lesson(lesson, namespace, nonce, budget, only=None):
         share = max((deadline - time.monotonic()) / (len(exercises) - index), 1.0)
         status, message = run_exercise(exercise, namespace, share)
         record = {"exercise": exercise.name, "status": status, "message": message}
-        out.write(f"{MARKER} {nonce} {json.dumps(record, ensure_ascii=True)}\n")
+        line = f"{MARKER} {nonce} {json.dumps(record, ensure_ascii=True)}\n"
+        out.write(line)
         out.flush()
+        if results_path is not None:
+            with open(results_path, "a", encoding="utf-8") as f:
+                f.write(line)
+                f.flush()
+                os.fsync(f.fileno())
 
 
 def autograde(lesson, name, namespace):
