@@ -287,16 +287,11 @@ class L1Unstructured(_Unstructured):
         return super().apply(module, name, amount=amount, importance_scores=importance_scores)
 
 
-class RandomStructured(BasePruningMethod):
-    """``prune.RandomStructured(amount, dim=-1)``: prune ``amount`` whole slices along
-    ``dim`` chosen at random (minigrad's generator)."""
+class _Structured(BasePruningMethod):
+    """Prune ``amount`` whole slices along ``dim``, keeping the ones ``_kept`` names
+    (shared by ``RandomStructured`` and ``LnStructured``)."""
 
     PRUNING_TYPE = "structured"
-
-    def __init__(self, amount, dim=-1):
-        _validate_pruning_amount_init(amount)
-        self.amount = amount
-        self.dim = dim
 
     def compute_mask(self, t, default_mask):
         _validate_structured_pruning(t)
@@ -306,19 +301,30 @@ class RandomStructured(BasePruningMethod):
         _validate_pruning_amount(k, channels)
         if k == 0:
             return default_mask
+        return _channel_mask(t, self.dim, self._kept(t, channels, k), default_mask)
+
+
+class RandomStructured(_Structured):
+    """``prune.RandomStructured(amount, dim=-1)``: prune ``amount`` whole slices along
+    ``dim`` chosen at random (minigrad's generator)."""
+
+    def __init__(self, amount, dim=-1):
+        _validate_pruning_amount_init(amount)
+        self.amount = amount
+        self.dim = dim
+
+    def _kept(self, t, channels, k):
         pruned = _smallest(-_creation._rng().random(channels), k)
-        return _channel_mask(t, self.dim, np.setdiff1d(np.arange(channels), pruned), default_mask)
+        return np.setdiff1d(np.arange(channels), pruned)
 
     @classmethod
     def apply(cls, module, name, amount, dim=-1):
         return super().apply(module, name, amount=amount, dim=dim)
 
 
-class LnStructured(BasePruningMethod):
+class LnStructured(_Structured):
     """``prune.LnStructured(amount, n, dim=-1)``: prune the ``amount`` slices along
     ``dim`` of smallest ``n``-norm (``n``: a number, ``inf``, ``-inf`` or ``"fro"``)."""
-
-    PRUNING_TYPE = "structured"
 
     def __init__(self, amount, n, dim=-1):
         _validate_pruning_amount_init(amount)
@@ -326,17 +332,8 @@ class LnStructured(BasePruningMethod):
         self.n = n
         self.dim = dim
 
-    def compute_mask(self, t, default_mask):
-        _validate_structured_pruning(t)
-        _validate_pruning_dim(t, self.dim)
-        channels = t.shape[self.dim]
-        k = _compute_nparams_toprune(self.amount, channels)
-        _validate_pruning_amount(k, channels)
-        if k == 0:
-            return default_mask
-        norms = _compute_norm(t, self.n, self.dim)
-        kept = np.sort(_smallest(-norms, channels - k))
-        return _channel_mask(t, self.dim, kept, default_mask)
+    def _kept(self, t, channels, k):
+        return np.sort(_smallest(-_compute_norm(t, self.n, self.dim), channels - k))
 
     @classmethod
     def apply(cls, module, name, amount, n, dim, importance_scores=None):
