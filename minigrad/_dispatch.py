@@ -8,7 +8,7 @@ saved values.
 import numpy as np
 
 from . import _tensor, grad_mode     # _tensor is read at call time (import cycle)
-from .autograd import graph
+from .autograd import graph, op_hooks
 from .autograd.graph import Node, SavedTensor
 
 
@@ -203,8 +203,8 @@ def apply_op(op, tensors, attrs=None):
     """Run ``op`` on a tuple of Tensors (Python scalars already wrapped) and return its
     output Tensor (a tuple for multi-output ops)."""
     attrs = attrs or {}
-    if graph._op_forward_pre_hooks:
-        tensors = graph.run_op_forward_pre_hooks(op.name, tensors)
+    if op_hooks._op_forward_pre_hooks:
+        tensors = op_hooks.run_op_forward_pre_hooks(op.name, tensors)
     arrays = [t._wrapped if t._wrapped is not None else t._array for t in tensors]
     half = not op.view and not op.casts and any(
         t._wrapped is None and t._array.dtype == np.float16 for t in tensors)
@@ -237,8 +237,8 @@ def apply_op(op, tensors, attrs=None):
         _record(op, tensors, attrs, outputs)
 
     result = outputs if op.multi_output else outputs[0]
-    if graph._op_forward_hooks:
-        result = graph.run_op_forward_hooks(op.name, tensors, result)
+    if op_hooks._op_forward_hooks:
+        result = op_hooks.run_op_forward_hooks(op.name, tensors, result)
     return result
 
 

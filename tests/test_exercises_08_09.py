@@ -171,7 +171,7 @@ def test_l08_gradient_reversal(capsys):
 
 
 # --- lesson 09 ---------------------------------------------------------------------------
-from minigrad.autograd import graph
+from minigrad.autograd import op_hooks
 from minigrad.exercises import lesson09 as l09
 
 FLOP_OPS = ("mm", "addmm", "convolution")
@@ -196,7 +196,7 @@ def make_counter(factor=2, remove=True, with_bias=False, ops=FLOP_OPS):
                 if with_bias and name == "addmm":
                     f += out.shape[0] * out.shape[1]
             flops[name] = flops.get(name, 0) + f
-        handle = graph.register_op_forward_hook(hook)
+        handle = op_hooks.register_op_forward_hook(hook)
         fn(x)
         if remove:
             handle.remove()
@@ -213,10 +213,10 @@ def test_l09_count_flops(capsys):
     ok, msg = verdict(l09.check_count_flops, make_counter(ops=("mm", "addmm", "convolution", "relu")),
                       capsys)
     assert not ok and "count only mm, addmm and convolution" in msg
-    before = len(graph._op_forward_hooks)
+    before = len(op_hooks._op_forward_hooks)
     ok, msg = verdict(l09.check_count_flops, make_counter(remove=False), capsys)
     assert not ok and "left registered" in msg
-    assert len(graph._op_forward_hooks) == before                # the check cleaned up
+    assert len(op_hooks._op_forward_hooks) == before                # the check cleaned up
     ok, msg = verdict(l09.check_count_flops, stub, capsys)
     assert not ok and "not implemented yet" in msg
 

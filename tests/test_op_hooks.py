@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import minigrad as torch
-from minigrad.autograd import graph
+from minigrad.autograd import op_hooks
 
 
 @pytest.fixture
@@ -16,7 +16,7 @@ def handles():
 
 def test_pre_hook_sees_every_op_with_aten_names(handles):
     seen = []
-    handles.append(graph.register_op_forward_pre_hook(lambda name, args: seen.append(name)))
+    handles.append(op_hooks.register_op_forward_pre_hook(lambda name, args: seen.append(name)))
     x = torch.tensor([[1., 2.]], requires_grad=True)
     w = torch.tensor([[3.], [4.]], requires_grad=True)
     (x @ w).exp().sum()
@@ -34,7 +34,7 @@ def test_pre_hook_replaces_args_and_forward_hook_replaces_output(handles):
             return -out
 
     x = torch.tensor([0., 1.], requires_grad=True)
-    with graph.register_op_forward_pre_hook(double_inputs), graph.register_op_forward_hook(negate_exp):
+    with op_hooks.register_op_forward_pre_hook(double_inputs), op_hooks.register_op_forward_hook(negate_exp):
         y = x + 1                    # becomes (2x) + 2
         z = x.exp()                  # becomes -exp(x)
     assert y.tolist() == [2., 4.]
@@ -50,22 +50,22 @@ def test_ops_inside_a_hook_do_not_fire_hooks_again(handles):
         calls.append(name)
         return out * 1.0             # a `mul` run by the hook itself
 
-    handles.append(graph.register_op_forward_hook(scale_everything))
+    handles.append(op_hooks.register_op_forward_hook(scale_everything))
     torch.tensor([1., 2.]).exp()
     assert calls == ["exp"]
 
 
 def test_handles_remove_and_order(handles):
     order = []
-    h1 = graph.register_op_forward_pre_hook(lambda n, a: order.append("first"))
-    h2 = graph.register_op_forward_pre_hook(lambda n, a: order.append("second"))
+    h1 = op_hooks.register_op_forward_pre_hook(lambda n, a: order.append("first"))
+    h2 = op_hooks.register_op_forward_pre_hook(lambda n, a: order.append("second"))
     handles += [h1, h2]
     torch.tensor([1.]).exp()
     h1.remove()
     h1.remove()                      # idempotent
     torch.tensor([1.]).exp()
     assert order == ["first", "second", "second"]
-    with graph.register_op_forward_hook(lambda n, a, o: order.append("scoped")):
+    with op_hooks.register_op_forward_hook(lambda n, a, o: order.append("scoped")):
         torch.tensor([1.]).exp()
     torch.tensor([1.]).exp()
     assert order.count("scoped") == 1
@@ -86,7 +86,7 @@ def test_function_class_hooks_and_op_hooks_see_custom_functions(handles):
         lambda cls, args: events.append(("pre", cls.__name__)) or (args[0] + 1,)))
     handles.append(Triple.register_forward_hook(
         lambda cls, args, out: events.append(("post", out.tolist()))))
-    handles.append(graph.register_op_forward_pre_hook(lambda name, args: events.append(("op", name))))
+    handles.append(op_hooks.register_op_forward_pre_hook(lambda name, args: events.append(("op", name))))
     x = torch.tensor([1.], requires_grad=True)
     y = Triple.apply(x)
     assert y.tolist() == [6.]        # (1 + 1) * 3: the class pre-hook replaced the input

@@ -21,7 +21,7 @@ from matplotlib.colors import to_rgba  # noqa: E402
 from minigrad.viz import (  # noqa: E402
     GradFlowMonitor, draw_graph, format_events, graph_nodes, hook_timeline, plot_grad_flow)
 from minigrad.viz._common import node_name  # noqa: E402
-from minigrad.viz.graph import HIGHLIGHT_COLOR  # noqa: E402
+from minigrad.viz.drawing import HIGHLIGHT_COLOR  # noqa: E402
 
 pytest.importorskip("ipywidgets")
 from minigrad.viz.stepper import EngineStepper  # noqa: E402
@@ -527,10 +527,10 @@ def test_stepper_replay_panels_say_not_recorded():
 
 
 def test_one_colour_legend_for_graph_timeline_and_stepper():
-    from minigrad.viz import graph, timeline
+    from minigrad.viz import drawing, timeline
     from minigrad.viz._common import KIND_COLORS, NODE_COLORS
-    assert graph.HIGHLIGHT_COLOR == NODE_COLORS["running"]
-    assert graph.LEAF_COLOR == NODE_COLORS["leaf"]
+    assert drawing.HIGHLIGHT_COLOR == NODE_COLORS["running"]
+    assert drawing.LEAF_COLOR == NODE_COLORS["leaf"]
     assert {k: v["color"] for k, v in timeline.KIND_STYLE.items()} == KIND_COLORS
     x, w, y, loss, n = _branching_pass()
     ax = draw_graph(loss, states={n["add"]: "ready", n["mul"]: "waiting", n["sum"]: "done"})

@@ -15,7 +15,7 @@ from collections import OrderedDict
 
 from .. import grad_mode
 from ..utils.hooks import RemovableHandle
-from . import graph
+from . import graph, op_hooks
 from .graph import Node, SavedTensor
 
 
@@ -140,7 +140,7 @@ class Function(metaclass=_FunctionMeta):
             replaced = hook(cls, args)
             if replaced is not None:
                 args = tuple(replaced)
-        args = graph.run_op_forward_pre_hooks(cls.__name__, args)
+        args = op_hooks.run_op_forward_pre_hooks(cls.__name__, args)
 
         ctx = cls._backward_cls()
         ctx._to_save = ()
@@ -196,7 +196,7 @@ class Function(metaclass=_FunctionMeta):
             replaced = hook(cls, args, result)
             if replaced is not None:
                 result = replaced
-        return graph.run_op_forward_hooks(cls.__name__, args, result)
+        return op_hooks.run_op_forward_hooks(cls.__name__, args, result)
 
 
 class once_differentiable:

@@ -37,8 +37,7 @@ from .anomaly_mode import is_anomaly_enabled
 
 __all__ = [
     "Node", "AccumulateGrad", "SavedTensor", "saved_tensors_hooks", "save_on_cpu",
-    "save_on_disk", "save_compressed", "disable_saved_tensors_hooks",
-    "register_multi_grad_hook", "register_op_forward_pre_hook", "register_op_forward_hook",
+    "disable_saved_tensors_hooks", "register_multi_grad_hook",
     "allow_mutation_on_saved_tensors",
 ]
 
@@ -583,57 +582,6 @@ class save_on_cpu(saved_tensors_hooks):
         super().__init__(lambda t: t, lambda t: t)
 
 
-class save_compressed(saved_tensors_hooks):
-    """Offload saved activations as zlib-compressed bytes (minigrad's stand-in for
-    ``save_on_cpu`` on a CPU engine): memory held between forward and backward shrinks
-    by the compression ratio, at the cost of compressing and decompressing."""
-
-    def __init__(self, level=1):
-        import zlib
-
-        def pack(t):
-            data = np.ascontiguousarray(t._array)
-            return zlib.compress(data.tobytes(), level), data.dtype, data.shape
-
-        def unpack(packed):
-            raw, dtype, shape = packed
-            return _tensor.Tensor._wrap(np.frombuffer(zlib.decompress(raw), dtype=dtype).reshape(shape).copy())
-
-        super().__init__(pack, unpack)
-
-
-class save_on_disk(saved_tensors_hooks):
-    """Offload saved activations to ``.npy`` files in a temporary folder (minigrad's
-    stand-in for ``save_on_cpu``): memory between forward and backward holds only file
-    names. Files are removed when unpacked values are no longer referenced."""
-
-    def __init__(self, directory=None):
-        import os
-        import tempfile
-        self.directory = directory or tempfile.mkdtemp(prefix="minigrad-saved-")
-        counter = itertools.count()
-
-        class _File:
-            def __init__(self, path):
-                self.path = path
-
-            def __del__(self):
-                try:
-                    os.remove(self.path)
-                except OSError:
-                    pass
-
-        def pack(t):
-            path = os.path.join(self.directory, f"saved-{next(counter)}.npy")
-            np.save(path, t._array)
-            return _File(path)
-
-        def unpack(f):
-            return _tensor.Tensor._wrap(np.load(f.path))
-
-        super().__init__(pack, unpack)
-
-
 # --------------------------------------------------------------------------------------
 # Multi-tensor hooks
 # --------------------------------------------------------------------------------------
@@ -708,72 +656,6 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
         return inner_hook
 
     return _MultiHandle([t.register_hook(make_all_hook(i)) for i, t in enumerate(tensors)])
-
-
-# --------------------------------------------------------------------------------------
-# Op-level forward hooks (the InfiniTrain design; PyTorch has no such registry)
-# --------------------------------------------------------------------------------------
-
-_op_forward_pre_hooks = OrderedDict()
-_op_forward_hooks = OrderedDict()
-
-
-def register_op_forward_pre_hook(hook):
-    """Run ``hook(op_name, args)`` before every op application; it may return
-    replacement ``args`` (a tuple). ``op_name`` is PyTorch's aten name (``mul``, ``mm``).
-
-    PyTorch has no such registry (``TorchDispatchMode`` is the nearest tool); it comes
-    from InfiniTrain's Function forward pre-hooks."""
-    handle = RemovableHandle(_op_forward_pre_hooks)
-    _op_forward_pre_hooks[handle.id] = hook
-    return handle
-
-
-def register_op_forward_hook(hook):
-    """Run ``hook(op_name, args, output)`` after every op application; it may return a
-    replacement output."""
-    handle = RemovableHandle(_op_forward_hooks)
-    _op_forward_hooks[handle.id] = hook
-    return handle
-
-
-_op_hook_state = threading.local()
-
-
-class _running_op_hook:
-    """Ops run *inside* an op hook (``out * 2`` in a hook) do not fire op hooks again,
-    or a hook touching tensors would recurse forever."""
-
-    def __enter__(self):
-        _op_hook_state.active = True
-
-    def __exit__(self, *exc):
-        _op_hook_state.active = False
-
-
-def run_op_forward_pre_hooks(op_name, args):
-    """Called by every op application: the registered pre-hooks, in order, each seeing
-    the args the previous one returned."""
-    if not _op_forward_pre_hooks or getattr(_op_hook_state, "active", False):
-        return args
-    with _running_op_hook():
-        for hook in list(_op_forward_pre_hooks.values()):
-            replaced = hook(op_name, args)
-            if replaced is not None:
-                args = tuple(replaced)
-    return args
-
-
-def run_op_forward_hooks(op_name, args, output):
-    """Called by every op application after it ran: the registered forward hooks."""
-    if not _op_forward_hooks or getattr(_op_hook_state, "active", False):
-        return output
-    with _running_op_hook():
-        for hook in list(_op_forward_hooks.values()):
-            replaced = hook(op_name, args, output)
-            if replaced is not None:
-                output = replaced
-    return output
 
 
 from .allow_mutation import allow_mutation_on_saved_tensors  # noqa: E402 (it builds on the hooks above)

@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 
 from .. import _creation, models, nn
-from ..autograd import graph
+from ..autograd import op_hooks
 from . import Result, compare_sequences, compare_values, run_check
 
 __all__ = ["check_count_flops", "check_fsdp_hooks"]
@@ -49,7 +49,7 @@ def check_count_flops(count_flops):
                   {"mm": 2 * 8 * 64 * 24}),
                  ("make_mlp() on 8 images", models.make_mlp(seed=0), x, None),
                  ("make_cnn() on 8 images", models.make_cnn(seed=0).eval(), x, None)]
-        hooks_before = len(graph._op_forward_hooks) + len(graph._op_forward_pre_hooks)
+        hooks_before = len(op_hooks._op_forward_hooks) + len(op_hooks._op_forward_pre_hooks)
         for label, fn, inp, expected in cases:
             if expected is None:
                 expected = _shape_flops(fn, inp)
@@ -73,18 +73,18 @@ def check_count_flops(count_flops):
                     hint = ""
                 return Result(False, f"for {label}, {op}: you counted {got[op]} FLOPs, expected "
                                      f"{flops}.{hint}")
-        if len(graph._op_forward_hooks) + len(graph._op_forward_pre_hooks) != hooks_before:
+        if len(op_hooks._op_forward_hooks) + len(op_hooks._op_forward_pre_hooks) != hooks_before:
             return Result(False, "the counts are right, but an op hook was left registered: it "
                                  "would count every op of the program from now on. Remove it.")
         return Result(True, "mm, addmm and convolution FLOPs match the shapes, and the hook "
                             "is gone.")
-    before = (set(graph._op_forward_hooks), set(graph._op_forward_pre_hooks))
+    before = (set(op_hooks._op_forward_hooks), set(op_hooks._op_forward_pre_hooks))
     try:
         return run_check("count_flops", body)
     finally:
         # a hook the learner's code left behind (or could not remove because it raised)
         # would count every op of the rest of the notebook: take it away
-        for registry, keep in zip((graph._op_forward_hooks, graph._op_forward_pre_hooks), before):
+        for registry, keep in zip((op_hooks._op_forward_hooks, op_hooks._op_forward_pre_hooks), before):
             for key in [k for k in registry if k not in keep]:
                 del registry[key]
 

@@ -15,7 +15,7 @@ the stepper renders with a bare ``Figure`` and leaves no figure open.
 """
 
 from .gradflow import GradFlowMonitor, plot_grad_flow
-from .graph import draw_graph, graph_nodes
+from .drawing import draw_graph, graph_nodes
 from .timeline import format_events, hook_timeline
 
 __all__ = ["draw_graph", "graph_nodes", "format_events", "hook_timeline",

@@ -15,7 +15,7 @@ import matplotlib.figure
 
 from ._common import HOOK_KINDS, NODE_COLORS, escape, hook_name, is_leaf_node, is_node, \
     is_tensor, kind_color, label_lookup, legend_html, node_label, summarize, to_numpy
-from .graph import draw_graph, graph_nodes
+from .drawing import draw_graph, graph_nodes
 
 try:
     import ipywidgets as widgets
