@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _tensor, grad_mode     # _tensor is read at call time (import cycle)
 from .autograd import graph, op_hooks
-from .autograd.graph import Node, SavedTensor
+from .autograd.graph import Node, SavedTensor, gradient_edge
 
 
 class Op:
@@ -180,16 +180,6 @@ def _as_pytorch_shows(name, value):
     return value
 
 
-def _edge(t):
-    """The edge a tensor contributes to ``next_functions``: its grad_fn, or its leaf's
-    AccumulateGrad, or ``(None, 0)`` when it does not require grad."""
-    if not t.requires_grad:
-        return (None, 0)
-    if t.grad_fn is not None:
-        return (t.grad_fn, t._output_nr)
-    return (t._get_grad_accumulator(), 0)
-
-
 def _result_dtype_fix(out, tensors):
     # numpy promotes int64 with float32 (and exp of ints) to float64; PyTorch gives the
     # default dtype, float32, unless a float64 tensor took part.
@@ -246,7 +236,7 @@ def _record(op, tensors, attrs, outputs):
     """Create the backward node of one op application and save what it needs."""
     for attr, index, read in op.metadata:
         attrs[attr] = read(tensors[index])
-    node = op.node_class(op, [_edge(t) for t in tensors], attrs)
+    node = op.node_class(op, [gradient_edge(t) for t in tensors], attrs)
     for i, out in enumerate(outputs):
         if out._array.dtype.kind == "f":
             out._requires_grad = True

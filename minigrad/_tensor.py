@@ -14,11 +14,13 @@ from collections import OrderedDict
 import numpy as np
 
 from . import _ops as ops
-from . import _device, _views, dtypes
+from . import _device, _tensor_class, _views, dtypes
 from . import return_types
 from . import grad_mode
 from ._dispatch import apply_op
 from ._format import tensor_repr
+from .autograd.allow_mutation import inplace_observers
+from .autograd.engine import sum_to
 from .utils.hooks import RemovableHandle
 
 
@@ -35,11 +37,7 @@ def _as_tensor(value, like=None):
     return tensor(value)
 
 
-# Callables told about every in-place write before it happens, with the tensor written
-# (``autograd.graph.allow_mutation_on_saved_tensors`` registers one while it is open).
-_inplace_observers = []
-
-
+@_tensor_class.register             # the autograd core makes and recognises this class
 class Tensor:
     """``torch.Tensor`` on top of a numpy array (``._array``)."""
 
@@ -460,7 +458,7 @@ class Tensor:
         return self
 
     def _notify_inplace(self):
-        for observer in _inplace_observers:
+        for observer in inplace_observers:
             observer(self)
 
     def add_(self, other, alpha=1):
@@ -856,7 +854,7 @@ class Tensor:
         return self.expand(other.shape)
 
     def sum_to_size(self, *shape):
-        return _sum_to(self, tuple(_shape_arg(shape)))
+        return sum_to(self, tuple(_shape_arg(shape)))
 
     def unbind(self, dim=0):
         return apply_op(ops.unbind, (self,), {"dim": _dim(dim, self._array.ndim)})
@@ -959,26 +957,6 @@ def _dims(dim, ndim):
     """A reduction's dims as a tuple, each checked by ``_dim``."""
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     return tuple(_dim(d, ndim) for d in dims)
-
-
-def _sum_to(grad, shape):
-    """Reduce a broadcast gradient back to ``shape`` (PyTorch's ``at::sum_to``): sum the
-    leading dims that broadcasting added and the dims that were 1. Built from minigrad
-    ops so it is differentiable too."""
-    shape = tuple(shape)
-    gshape = grad._array.shape
-    if gshape == shape:
-        return grad
-    if not shape:
-        return grad.sum()
-    lead = len(gshape) - len(shape)
-    dims = tuple(range(lead)) + tuple(
-        lead + i for i, s in enumerate(shape) if s == 1 and gshape[lead + i] != 1)
-    if dims:
-        grad = grad.sum(dim=dims, keepdim=True)
-    if lead or grad._array.shape != shape:
-        grad = grad.reshape(shape)
-    return grad
 
 
 def tensor(data, dtype=None, requires_grad=False, device=None):

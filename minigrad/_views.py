@@ -31,8 +31,8 @@ import numpy as np
 
 from . import _ops as ops
 from . import _tensor, grad_mode
-from ._dispatch import _edge, apply_op
-from .autograd.graph import Node
+from ._dispatch import apply_op
+from .autograd.graph import Node, gradient_edge
 
 # PyTorch checks every in-place op for this (TensorIterator's assert_no_internal_overlap).
 OVERLAP_MESSAGE = ("unsupported operation: more than one element of the written-to tensor "
@@ -104,7 +104,7 @@ class CopySlices(Node):
     __module__ = "builtins"
 
     def __init__(self, base, positions, fn):
-        super().__init__([_edge(base)] + list(fn.next_functions[1:]))
+        super().__init__([gradient_edge(base)] + list(fn.next_functions[1:]))
         self.fn = fn
         self._key = _key(positions, base._array.shape)
         self._mask = np.zeros(base._array.shape, dtype=bool)
@@ -152,7 +152,7 @@ def as_strided_node(view, base):
     attrs = {"size": size, "stride": stride, "storage_offset": offset,
              "key": key, "shape": base._array.shape}
     op = ops.as_strided
-    node = op.node_class(op, [_edge(base)], attrs)
+    node = op.node_class(op, [gradient_edge(base)], attrs)
     node._input_metadata.append((view._array.shape, view._array.dtype))
     return node
 

@@ -12,10 +12,16 @@ through hooks are not version-checked, so backward runs on the values as they we
 import contextlib
 import weakref
 
-from .. import _tensor
-from .graph import saved_tensors_hooks
+from .. import _tensor_class
+from .saved_variable import saved_tensors_hooks
+
+__all__ = ["allow_mutation_on_saved_tensors"]
 
 _active = [None]        # the context that is open (process-wide, as in PyTorch)
+
+# Callables that every in-place write on a tensor calls first, with the tensor written
+# (``Tensor._notify_inplace``); an open block registers its ``before_write`` here.
+inplace_observers = []
 
 
 def _storage_key(array):
@@ -60,7 +66,7 @@ class _AllowMutationOnSavedContext:
         over the same memory that has no copy yet."""
         for packed in tuple(self.saved.get(_storage_key(tensor._array), ())):
             if packed not in self.cloned:
-                self.cloned[packed] = _tensor.Tensor._wrap(packed.tensor._array.copy())
+                self.cloned[packed] = _tensor_class.Tensor._wrap(packed.tensor._array.copy())
 
     def clear(self):
         self.saved.clear()
@@ -79,12 +85,12 @@ def allow_mutation_on_saved_tensors():
     if _active[0] is not None:
         raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
     ctx = _AllowMutationOnSavedContext()
-    _tensor._inplace_observers.append(ctx.before_write)
+    inplace_observers.append(ctx.before_write)
     _active[0] = ctx
     try:
         with saved_tensors_hooks(ctx.pack, ctx.unpack):
             yield ctx
     finally:
         _active[0] = None
-        _tensor._inplace_observers.remove(ctx.before_write)
+        inplace_observers.remove(ctx.before_write)
         ctx.clear()

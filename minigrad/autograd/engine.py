@@ -33,10 +33,12 @@ import threading
 import warnings
 from collections import deque, namedtuple
 
-from .. import _tensor, grad_mode     # _tensor is read at call time (import cycle)
 from ..dtypes import from_numpy_dtype
+from ._arguments import backward_arguments
 from .anomaly_mode import is_anomaly_enabled
 from .graph import (Node, AccumulateGrad, check_node_hook_result, check_tensor_hook_result)
+from .graph_task import (ExecInfo, GraphTask, current_graph_task, current_graph_task_id,
+                         is_checkpoint_valid, queue_callback, running, will_engine_execute_node)
 
 __all__ = ["EngineEvent", "EngineState", "backward_steps", "record_events", "queue_callback",
            "current_graph_task_id", "will_engine_execute_node", "is_checkpoint_valid",
@@ -80,90 +82,13 @@ class GraphRoot(Node):
         return self._grads
 
 
-class _ExecInfo:
-    """For ``autograd.grad`` / ``backward(inputs=...)``: whether a node must run
-    (``needed``) and which gradients to capture at it (``captures``: input slot,
-    result index)."""
-
-    __slots__ = ("needed", "captures")
-
-    def __init__(self):
-        self.needed = False
-        self.captures = []
-
-    def should_execute(self):
-        return self.needed or bool(self.captures)
+class _EngineLocal(threading.local):
+    recorders = None                     # record_events lists open on this thread
+    custom = None                        # engines plugged in with use(), innermost last
+    real_runs = 0                        # passes and nodes run by this engine (real_engine_runs)
 
 
-class GraphTask:
-    """The state of one backward pass."""
-
-    _ids = itertools.count(1)
-
-    def __init__(self, keep_graph, create_graph):
-        self.id = next(GraphTask._ids)
-        self.keep_graph = keep_graph
-        self.create_graph = create_graph
-        self.dependencies = {}
-        self.nodes_in_graph = set()
-        self.not_ready = {}
-        self.exec_info = None            # None: run everything reachable
-        self.captured = []
-        self.final_callbacks = []
-        self.ready_queue = None          # set by _execute (read by snapshots)
-
-
-# --- the per-thread "current graph task" ------------------------------------------------
-_local = threading.local()
-
-
-def _task_stack():
-    stack = getattr(_local, "tasks", None)
-    if stack is None:
-        stack = _local.tasks = []
-    return stack
-
-
-def current_graph_task_id():
-    """``torch._C._current_graph_task_id()``: -1 outside a backward pass."""
-    stack = _task_stack()
-    return stack[-1].id if stack else -1
-
-
-def is_checkpoint_valid():
-    """``torch.autograd._is_checkpoint_valid()``: False while a pass that runs only part
-    of the graph (``autograd.grad``, ``backward(inputs=)``) is running, itself or around
-    a reentrant pass. The reentrant checkpoint refuses to run then."""
-    return all(task.exec_info is None for task in _task_stack())
-
-
-def queue_callback(callback):
-    """``Variable._execution_engine.queue_callback(cb)``: run ``cb()`` once, after every
-    node of the current pass finished (FIFO; a callback may queue more). Skipped when
-    the pass fails."""
-    stack = _task_stack()
-    if not stack:
-        raise RuntimeError("Final callbacks can only be installed during backward pass.")
-    stack[-1].final_callbacks.append(callback)
-
-
-def will_engine_execute_node(node):
-    """``torch._C._will_engine_execute_node``: will the current pass run (or capture
-    at) ``node``? Used by multi-grad hooks to know how many gradients to wait for."""
-    stack = _task_stack()
-    if not stack:
-        raise RuntimeError("_will_engine_execute_node should only be called during the backward pass")
-    task = stack[-1]
-    if task.exec_info is None:
-        return node in task.nodes_in_graph
-    info = task.exec_info.get(node)
-    if node not in task.nodes_in_graph or info is None or not info.should_execute():
-        return False                     # not on a path to an input: no question to ask
-    if isinstance(node, AccumulateGrad) and info.captures:
-        raise RuntimeError(
-            "A leaf node was passed to _will_engine_execute_node but we are currently running "
-            "autograd.grad(). This is currently not supported.")
-    return True
+_local = _EngineLocal()
 
 
 # --- the ready queue ------------------------------------------------------------------------
@@ -254,7 +179,7 @@ def _init_to_execute(task, root, input_edges, accumulate_grad):
     and every node with a path to one of them. The rest of the graph is pruned."""
     info = task.exec_info = {}
     for index, (node, input_nr) in enumerate(input_edges):
-        entry = info.setdefault(node, _ExecInfo())
+        entry = info.setdefault(node, ExecInfo())
         if accumulate_grad:
             entry.needed = True
         else:
@@ -276,7 +201,7 @@ def _init_to_execute(task, root, input_edges, accumulate_grad):
             stack.pop()
             if any(child in info and info[child].should_execute()
                    for child, _ in fn.next_functions):
-                info.setdefault(fn, _ExecInfo()).needed = True
+                info.setdefault(fn, ExecInfo()).needed = True
 
 
 # --- running one node ----------------------------------------------------------------------
@@ -318,11 +243,31 @@ def _validate_outputs(fn, outputs):
                 raise RuntimeError(
                     f"Function {fn.name()} returned an invalid gradient at index {i} - got "
                     f"{list(data.shape)} but expected shape compatible with {list(shape)}")
-            grad = _tensor._sum_to(grad, shape)
+            grad = sum_to(grad, shape)
         if data.dtype != dtype:
             grad = grad.to(from_numpy_dtype(dtype))
         outputs[i] = grad
     return outputs
+
+
+def sum_to(grad, shape):
+    """Reduce a broadcast gradient back to ``shape`` (PyTorch's ``at::sum_to``): sum the
+    leading dims that broadcasting added and the dims that were 1. Built from tensor
+    ops, so it is differentiable too (``create_graph``)."""
+    shape = tuple(shape)
+    gshape = grad._array.shape
+    if gshape == shape:
+        return grad
+    if not shape:
+        return grad.sum()
+    lead = len(gshape) - len(shape)
+    dims = tuple(range(lead)) + tuple(
+        lead + i for i, s in enumerate(shape) if s == 1 and gshape[lead + i] != 1)
+    if dims:
+        grad = grad.sum(dim=dims, keepdim=True)
+    if lead or grad._array.shape != shape:
+        grad = grad.reshape(shape)
+    return grad
 
 
 def _expandable(shape, to_shape):
@@ -340,7 +285,7 @@ def _needs_input_grad(task, fn):
 
 
 def _call_function(task, fn, inputs):
-    _local.real_runs = getattr(_local, "real_runs", 0) + 1
+    _local.real_runs += 1
     if fn.tensor_pre_hooks() or fn._retains_grad_hooks:
         inputs = yield from _call_tensor_pre_hooks(fn, inputs)
     if fn._pre_hooks:
@@ -431,7 +376,7 @@ def _accumulate(buffer, index, grad):
 
 # --- a whole pass -----------------------------------------------------------------------------
 def _execute(task, root, root_buffer):
-    _local.real_runs = getattr(_local, "real_runs", 0) + 1
+    _local.real_runs += 1
     queue = task.ready_queue = ReadyQueue()
     queue.push(root, root_buffer)
     while queue:
@@ -460,7 +405,7 @@ def _prepare(roots, grads, keep_graph, create_graph, input_edges=None, accumulat
         _init_to_execute(task, root, input_edges, accumulate_grad)
         # The root runs only if it leads to an input (PyTorch: a root that cannot reach
         # one is visited, so its tensor hooks run, but not executed).
-        task.exec_info.setdefault(root, _ExecInfo())
+        task.exec_info.setdefault(root, ExecInfo())
     return task, root, buffer
 
 
@@ -470,16 +415,13 @@ def run_backward(roots, grads, keep_graph, create_graph, input_edges=None, accum
     Inside ``with use(my_engine):`` a plain ``backward()`` pass (no ``inputs=``) runs
     on ``my_engine`` instead (see :func:`use`)."""
     task, root, buffer = _prepare(roots, grads, keep_graph, create_graph, input_edges, accumulate_grad)
-    custom = getattr(_local, "custom", None)
-    if custom and input_edges is None:
-        return _run_custom(custom[-1], task, root, buffer)
+    if _local.custom and input_edges is None:
+        with running(task):
+            _local.custom[-1](root, list(buffer), task.keep_graph)
+        return task.captured
     events = _execute(task, root, buffer)
-    recorders = getattr(_local, "recorders", None)
-    stack = _task_stack()
-    previous = grad_mode.is_grad_enabled()
-    grad_mode._set_enabled(create_graph)     # every node, hook and callback runs in this mode
-    stack.append(task)
-    try:
+    recorders = _local.recorders
+    with running(task):
         if recorders:
             for event in events:
                 event = EngineEvent._make(event)
@@ -487,9 +429,6 @@ def run_backward(roots, grads, keep_graph, create_graph, input_edges=None, accum
                     recorded.append(event)
         else:
             deque(events, maxlen=0)
-    finally:
-        stack.remove(task)
-        grad_mode._set_enabled(previous)
     return task.captured
 
 
@@ -498,18 +437,12 @@ def _steps(task, root, buffer):
     ``create_graph``) and this task as the current one while the engine works, and the
     caller's state restored in between, so a stepped pass cannot leak either."""
     engine = _execute(task, root, buffer)
-    stack = _task_stack()
     while True:
-        previous = grad_mode.is_grad_enabled()
-        grad_mode._set_enabled(task.create_graph)
-        stack.append(task)
         try:
-            event = next(engine)
+            with running(task):
+                event = next(engine)
         except StopIteration:
             return
-        finally:
-            stack.remove(task)
-            grad_mode._set_enabled(previous)
         event = EngineEvent._make(event)
         event.state = _snapshot(task)
         yield event
@@ -532,9 +465,8 @@ def backward_steps(tensors, grad_tensors=None, retain_graph=None, create_graph=F
     """Step through a real backward pass: the same arguments as
     :func:`minigrad.autograd.backward`; each ``next()`` runs the engine to its next
     :class:`EngineEvent`. Exhausting the generator completes the pass."""
-    from . import _backward_arguments
-    return _steps(*_prepare(*_backward_arguments(tensors, grad_tensors, retain_graph,
-                                                  create_graph, inputs)))
+    return _steps(*_prepare(*backward_arguments(tensors, grad_tensors, retain_graph,
+                                                 create_graph, inputs)))
 
 
 class record_events:
@@ -546,7 +478,7 @@ class record_events:
 
     def __enter__(self):
         self.events = []
-        if getattr(_local, "recorders", None) is None:
+        if _local.recorders is None:
             _local.recorders = []
         _local.recorders.append(self.events)
         return self.events
@@ -591,7 +523,7 @@ def use(run_backward):
     counterpart: PyTorch's engine is C++ and cannot be swapped from Python."""
     @contextlib.contextmanager
     def swapped():
-        stack = getattr(_local, "custom", None)
+        stack = _local.custom
         if stack is None:
             stack = _local.custom = []
         stack.append(run_backward)
@@ -605,20 +537,7 @@ def use(run_backward):
 def real_engine_runs():
     """How many times (on this thread) minigrad's own engine has started a pass or run
     a node: a check compares it before and after a pass to know which engine ran."""
-    return getattr(_local, "real_runs", 0)
-
-
-def _run_custom(run, task, root, buffer):
-    stack = _task_stack()
-    previous = grad_mode.is_grad_enabled()
-    grad_mode._set_enabled(task.create_graph)
-    stack.append(task)
-    try:
-        run(root, list(buffer), task.keep_graph)
-    finally:
-        stack.remove(task)
-        grad_mode._set_enabled(previous)
-    return task.captured
+    return _local.real_runs
 
 
 def new_input_buffer(node):
@@ -688,7 +607,7 @@ def call_node(node, grad_outputs):
 def final_callbacks():
     """The current pass's final callbacks (``queue_callback``), a list that grows while
     they run (a callback may queue another): run them in order, re-reading its length."""
-    stack = _task_stack()
-    if not stack:
+    task = current_graph_task()
+    if task is None:
         raise RuntimeError("final_callbacks() is only available during a backward pass.")
-    return stack[-1].final_callbacks
+    return task.final_callbacks

@@ -16,7 +16,8 @@ from collections import OrderedDict
 from .. import grad_mode
 from ..utils.hooks import RemovableHandle
 from . import graph, op_hooks
-from .graph import Node, SavedTensor
+from .graph import Node, SavedTensor, gradient_edge
+from .saved_variable import FREED_MESSAGE
 
 
 class FunctionCtx:
@@ -55,7 +56,7 @@ class FunctionCtx:
 
     def _check_not_freed(self):
         if self.__dict__.get("_freed_buffers"):
-            raise RuntimeError(graph.FREED_MESSAGE)
+            raise RuntimeError(FREED_MESSAGE)
 
 
 class BackwardCFunction(Node, FunctionCtx):
@@ -134,7 +135,6 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args):
-        from .._dispatch import _edge
         from .._tensor import Tensor
         for hook in list(cls._forward_pre_hooks.values()):
             replaced = hook(cls, args)
@@ -161,7 +161,7 @@ class Function(metaclass=_FunctionMeta):
 
         recording = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
         if recording:
-            ctx.next_functions = tuple(_edge(a) for a, t in zip(args, is_tensor) if t)
+            ctx.next_functions = tuple(gradient_edge(a) for a, t in zip(args, is_tensor) if t)
             wrapped = []
             for i, out in enumerate(outputs):
                 if isinstance(out, Tensor):

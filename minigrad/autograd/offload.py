@@ -13,8 +13,8 @@ import zlib
 
 import numpy as np
 
-from .. import _tensor   # read at call time: the tensor module imports autograd
-from .graph import saved_tensors_hooks
+from .. import _tensor_class
+from .saved_variable import saved_tensors_hooks
 
 __all__ = ["save_compressed", "save_on_disk"]
 
@@ -31,7 +31,7 @@ class save_compressed(saved_tensors_hooks):
 
         def unpack(packed):
             raw, dtype, shape = packed
-            return _tensor.Tensor._wrap(np.frombuffer(zlib.decompress(raw), dtype=dtype).reshape(shape).copy())
+            return _tensor_class.Tensor._wrap(np.frombuffer(zlib.decompress(raw), dtype=dtype).reshape(shape).copy())
 
         super().__init__(pack, unpack)
 
@@ -61,6 +61,6 @@ class save_on_disk(saved_tensors_hooks):
             return _File(path)
 
         def unpack(f):
-            return _tensor.Tensor._wrap(np.load(f.path))
+            return _tensor_class.Tensor._wrap(np.load(f.path))
 
         super().__init__(pack, unpack)

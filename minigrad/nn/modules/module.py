@@ -25,7 +25,8 @@ from collections import OrderedDict, namedtuple
 import numpy as np
 
 from ..._tensor import Size, Tensor
-from ...utils.hooks import BackwardHook, RemovableHandle
+from ...utils.hooks import RemovableHandle
+from ._functions import BackwardHook
 from ..parameter import Buffer, Parameter
 
 __all__ = [
@@ -537,7 +538,7 @@ class Module:
     def register_full_backward_hook(self, hook, prepend=False):
         """``hook(module, grad_input, grad_output) -> None | new_grad_input``: runs when
         the gradients w.r.t. the module's (positional tensor) inputs are ready. See
-        :class:`minigrad.utils.hooks.BackwardHook` for when it does not fire."""
+        :class:`minigrad.nn.modules._functions.BackwardHook` for when it does not fire."""
         if self._is_full_backward_hook is False:
             raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a "
                                "single Module. Please use only one of them.")
