@@ -53,6 +53,76 @@ def test_find_leaves(capsys):
     assert not r and "not implemented yet" in r.message
 
 
+def _paths(t, leaf):
+    memo, stack = {}, [(t.grad_fn, False)]
+    while stack:
+        node, done = stack.pop()
+        if node in memo:
+            continue
+        if getattr(node, "variable", None) is leaf:
+            memo[node] = 1
+        elif done:
+            memo[node] = sum(memo[c] for c, _ in node.next_functions if c is not None)
+        else:
+            stack.append((node, True))
+            stack.extend((c, False) for c, _ in node.next_functions if c is not None)
+    return memo[t.grad_fn]
+
+
+def _recursive_paths(t, leaf):
+    def go(node):
+        if node is None:
+            return 0
+        if getattr(node, "variable", None) is leaf:
+            return 1
+        return sum(go(c) for c, _ in node.next_functions)
+    return go(t.grad_fn)
+
+
+def test_count_paths(capsys):
+    assert verdict(lesson00.check_count_paths, _paths, capsys)
+    # a set of children: x * x gives one path instead of two
+    def set_of_children(t, leaf):
+        def go(node):
+            if getattr(node, "variable", None) is leaf:
+                return 1
+            return sum(go(c) for c in {c for c, _ in node.next_functions if c is not None})
+        return go(t.grad_fn)
+    r = verdict(lesson00.check_count_paths, set_of_children, capsys)
+    assert not r and "returned 1, expected 2" in r.message and "two edges, two paths" in r.message
+    # a node visited once: the shared y is counted through one consumer only
+    def seen_once(t, leaf):
+        seen, n, stack = set(), 0, [t.grad_fn]
+        while stack:
+            node = stack.pop()
+            if node is None or node in seen:
+                continue
+            seen.add(node)
+            n += getattr(node, "variable", None) is leaf
+            stack.extend(c for c, _ in node.next_functions)
+        return n
+    r = verdict(lesson00.check_count_paths, seen_once, capsys)
+    assert not r and "(x * x)" in r.message and "expected 2" in r.message
+    r = verdict(lesson00.check_count_paths, lambda t, leaf: max(1, _paths(t, leaf)), capsys)
+    assert not r and "(c needs no grad)" in r.message and "the answer is 0" in r.message
+    # right on small graphs, but one Python call per node: RecursionError on the long chain
+    r = verdict(lesson00.check_count_paths, _recursive_paths, capsys)
+    assert not r and "raised RecursionError" in r.message and "explicit stack" in r.message
+    # raising the recursion limit is not the way
+    import sys
+    def raises_limit(t, leaf):
+        sys.setrecursionlimit(sys.getrecursionlimit() + 1)
+        return _paths(t, leaf)
+    limit = sys.getrecursionlimit()
+    r = verdict(lesson00.check_count_paths, raises_limit, capsys)
+    assert not r and "raised Python's recursion limit" in r.message
+    assert sys.getrecursionlimit() == limit
+    r = verdict(lesson00.check_count_paths, lambda t, leaf: float(_paths(t, leaf)), capsys)
+    assert not r and "expected an int" in r.message
+    r = verdict(lesson00.check_count_paths, stub, capsys)
+    assert not r and "not implemented yet" in r.message
+
+
 # --- lesson 01 ---------------------------------------------------------------------------
 def topo(root):
     order, seen = [], set()

@@ -60,6 +60,7 @@ class Exercise:
 _TABLE = [
     ("00", "count_nodes",              "check_count_nodes",              "warm-up"),
     ("00", "find_leaves",              "check_find_leaves",              "core"),
+    ("00", "count_paths",              "check_count_paths",              "stretch"),
     ("01", "topo_order",               "check_topo_order",               "core"),
     ("01", "count_dependencies",       "check_count_dependencies",       "warm-up"),
     ("01", "engine_order",             "check_engine_order",             "stretch"),
