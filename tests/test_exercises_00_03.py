@@ -165,29 +165,56 @@ def engine_order(loss):
     return out
 
 
+def kahn(root):
+    d, ready, out = deps(root), [root], []
+    while ready:
+        n = ready.pop()
+        out.append(n)
+        for c, _ in n.next_functions:
+            if c is not None:
+                d[c] -= 1
+                if d[c] == 0:
+                    ready.append(c)
+    return out
+
+
 def test_topo_order(capsys):
-    assert verdict(lesson01.check_topo_order, topo, capsys)
-    r = verdict(lesson01.check_topo_order, lambda root: topo(root)[::-1], capsys)
+    assert verdict(lesson01.check_topo_order, kahn, capsys)
+    r = verdict(lesson01.check_topo_order, lambda root: kahn(root)[::-1], capsys)
     assert not r and "must start at the root" in r.message
-    r = verdict(lesson01.check_topo_order, lambda root: topo(root)[:-1], capsys)
+    r = verdict(lesson01.check_topo_order, lambda root: kahn(root)[:-1], capsys)
     assert not r and "is missing from your order" in r.message
+    def bfs(root):                       # places a node before all its senders are placed
+        out, seen = [root], {root}
+        for n in out:
+            for c, _ in n.next_functions:
+                if c is not None and c not in seen:
+                    seen.add(c)
+                    out.append(c)
+        return out
+    r = verdict(lesson01.check_topo_order, bfs, capsys)
+    assert not r and "which sends it a gradient" in r.message and "count reaches zero" in r.message
+    # the recursive topo_sort of section 1: right on small graphs, RecursionError on the chain
+    r = verdict(lesson01.check_topo_order, topo, capsys)
+    assert not r and "RecursionError" in r.message and "dependency counts" in r.message
+    import sys
+    limit = sys.getrecursionlimit()
+    def raises_limit(root):
+        sys.setrecursionlimit(20000)
+        return topo(root)
+    r = verdict(lesson01.check_topo_order, raises_limit, capsys)
+    assert not r and "raised Python's recursion limit" in r.message
+    assert sys.getrecursionlimit() == limit
+    # reading the order off the real engine: run a pass from the root's tensor... via autograd
+    def from_engine(root):
+        from minigrad.autograd.engine import record_events
+        x = torch.tensor([1.0], requires_grad=True)
+        with record_events():
+            (x * 2).sum().backward()
+        return kahn(root)
+    r = verdict(lesson01.check_topo_order, from_engine, capsys)
+    assert not r and "ran minigrad's engine" in r.message
     r = verdict(lesson01.check_topo_order, stub, capsys)
-    assert not r and "not implemented yet" in r.message
-
-
-def test_count_dependencies(capsys):
-    assert verdict(lesson01.check_count_dependencies, deps, capsys)
-    def once_per_child(root):            # a set of children: x * x counts once
-        d = {}
-        for n in topo(root):
-            for c in {c for c, _ in n.next_functions if c is not None}:
-                d[c] = d.get(c, 0) + 1
-        return d
-    r = verdict(lesson01.check_count_dependencies, once_per_child, capsys)
-    assert not r and "(x used twice)" in r.message and "counts twice" in r.message
-    r = verdict(lesson01.check_count_dependencies, lambda root: [], capsys)
-    assert not r and "expected a dict" in r.message
-    r = verdict(lesson01.check_count_dependencies, stub, capsys)
     assert not r and "not implemented yet" in r.message
 
 
@@ -196,7 +223,54 @@ def test_engine_order(capsys):
     r = verdict(lesson01.check_engine_order, lambda loss: [n.name() for n in topo(loss.grad_fn)], capsys)
     assert not r and "entry 2 is 'SinBackward0', expected 'ExpBackward0'" in r.message
     assert "highest _sequence_nr()" in r.message
+    # the bypass a trial learner used: run the real engine under record_events
+    from minigrad.autograd.engine import record_events
+    def real_engine(loss):
+        with record_events() as events:
+            loss.backward(retain_graph=True)
+        return [e.node.name() for e in events if e.kind == "node_start"]
+    r = verdict(lesson01.check_engine_order, real_engine, capsys)
+    assert not r and "ran minigrad's engine" in r.message and "Simulate it" in r.message
+    # or step through it with backward_steps (what the stepper uses)
+    from minigrad.autograd import engine as eng
+    def stepper(loss):
+        return [e.node.name() for e in eng.backward_steps(loss, retain_graph=True)
+                if e.kind == "node_start"]
+    r = verdict(lesson01.check_engine_order, stepper, capsys)
+    assert not r and "ran minigrad's engine" in r.message
     r = verdict(lesson01.check_engine_order, stub, capsys)
+    assert not r and "not implemented yet" in r.message
+
+
+RIGHT_ORDER = ["SumBackward0", "MulBackward0", "SinBackward0", "AccumulateGrad(w)",
+               "ExpBackward0", "AccumulateGrad(x)"]
+
+
+def test_predict_engine_order(capsys):
+    assert verdict(lesson01.check_predict_engine_order, lambda: list(RIGHT_ORDER), capsys)
+    # creation order instead of sequence numbers: explains which is created later
+    r = verdict(lesson01.check_predict_engine_order,
+                lambda: ["SumBackward0", "MulBackward0", "ExpBackward0", "SinBackward0",
+                         "AccumulateGrad(x)", "AccumulateGrad(w)"], capsys)
+    assert not r and "step 3 of your order is ExpBackward0, the engine runs SinBackward0" in r.message
+    assert "created after ExpBackward0" in r.message
+    # the leaves last, as a topological sort by depth would: AccumulateGrad jumps the queue
+    r = verdict(lesson01.check_predict_engine_order,
+                lambda: ["SumBackward0", "MulBackward0", "SinBackward0", "ExpBackward0",
+                         "AccumulateGrad(w)", "AccumulateGrad(x)"], capsys)
+    assert not r and "step 4" in r.message and "2**64 - 1" in r.message
+    # a node that is not ready yet
+    r = verdict(lesson01.check_predict_engine_order,
+                lambda: ["SumBackward0", "MulBackward0", "AccumulateGrad(w)"], capsys)
+    assert not r and "is not ready: it still waits for the gradient from SinBackward0" in r.message
+    r = verdict(lesson01.check_predict_engine_order, lambda: RIGHT_ORDER[:4], capsys)
+    assert not r and "you listed 4 nodes, the engine runs 6" in r.message
+    r = verdict(lesson01.check_predict_engine_order,
+                lambda: RIGHT_ORDER[:2] + ["AddBackward0"] + RIGHT_ORDER[3:], capsys)
+    assert not r and "'AddBackward0' is not a node of this graph" in r.message
+    r = verdict(lesson01.check_predict_engine_order, lambda: "SumBackward0", capsys)
+    assert not r and "return a list" in r.message
+    r = verdict(lesson01.check_predict_engine_order, stub, capsys)
     assert not r and "not implemented yet" in r.message
 
 
