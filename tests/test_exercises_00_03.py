@@ -277,37 +277,118 @@ def test_predict_engine_order(capsys):
 # --- lesson 02 ---------------------------------------------------------------------------
 def make_clip_hook(max_norm):
     def hook(g):
-        norm = g.pow(2).sum().sqrt().item()
-        return g * (max_norm / norm) if norm > max_norm else None
+        norms = g.pow(2).sum(dim=1, keepdim=True).sqrt()
+        return g * torch.where(norms > max_norm, max_norm / norms.clamp(min=1e-12),
+                               torch.ones_like(norms))
     return hook
 
 
 def test_clip_hook(capsys):
     assert verdict(lesson02.check_clip_hook, make_clip_hook, capsys)
+    def whole(m):                         # section 4's clipper: one factor for the matrix
+        def hook(g):
+            norm = g.pow(2).sum().sqrt().item()
+            return g * (m / norm) if norm > m else None
+        return hook
+    r = verdict(lesson02.check_clip_hook, whole, capsys)
+    assert not r and "wrong values at index [0, 0]" in r.message and "whole matrix" in r.message
     r = verdict(lesson02.check_clip_hook, lambda m: (lambda g: g.clamp(-m, m)), capsys)
-    assert not r and "right shape but wrong values at index 0" in r.message and "clamp" in r.message
-    r = verdict(lesson02.check_clip_hook, lambda m: (lambda g: g * (m / g.pow(2).sum().sqrt().item())), capsys)
+    assert not r and "clipping each value (clamp)" in r.message
+    def always(m):                        # rescales every row to max_norm, small ones too
+        return lambda g: g * (m / g.pow(2).sum(dim=1, keepdim=True).sqrt().clamp(min=1e-12))
+    r = verdict(lesson02.check_clip_hook, always, capsys)
     assert not r and "must stay unchanged" in r.message
+    def columns(m):
+        def hook(g):
+            n = g.pow(2).sum(dim=0, keepdim=True).sqrt()
+            return g * torch.where(n > m, m / n.clamp(min=1e-12), torch.ones_like(n))
+        return hook
+    r = verdict(lesson02.check_clip_hook, columns, capsys)
+    assert not r and "clips the columns" in r.message
+    def no_keepdim(m):                    # [rows] broadcasts along the columns
+        def hook(g):
+            n = g.pow(2).sum(dim=1).sqrt()
+            return g * torch.where(n > m, m / n.clamp(min=1e-12), torch.ones_like(n))
+        return hook
+    r = verdict(lesson02.check_clip_hook, no_keepdim, capsys)
+    assert not r and "keepdim=True" in r.message
+    def zero_row_nan(m):                  # 0 / 0 on the row of zeros
+        def hook(g):
+            n = g.pow(2).sum(dim=1, keepdim=True).sqrt()
+            return g / n * torch.where(n > m, torch.full_like(n, m), n)
+        return hook
+    r = verdict(lesson02.check_clip_hook, zero_row_nan, capsys)
+    assert not r and "row of zeros has norm 0" in r.message
     r = verdict(lesson02.check_clip_hook, lambda m: (lambda g: torch.ones(1)), capsys)
     assert not r and "has changed the size of value" in r.message
+    r = verdict(lesson02.check_clip_hook, lambda m: None, capsys)
+    assert not r and "expected a function" in r.message
     r = verdict(lesson02.check_clip_hook, stub, capsys)
     assert not r and "not implemented yet" in r.message
 
 
-def test_attach_logger(capsys):
-    assert verdict(lesson02.check_attach_logger,
-                   lambda t, log: t.register_hook(lambda g: log.append(g.clone())), capsys)
-    r = verdict(lesson02.check_attach_logger,
-                lambda t, log: (t.register_hook(lambda g: log.append(g.clone())),
-                                t.register_hook(lambda g: log.append(g.clone())))[0], capsys)
-    assert not r and "fired 2 times, expected once" in r.message
-    r = verdict(lesson02.check_attach_logger,
-                lambda t, log: t.register_hook(lambda g: log.append(g.clone()) or g * 2), capsys)
-    assert not r and "must not change the gradient" in r.message
-    r = verdict(lesson02.check_attach_logger,
-                lambda t, log: t.register_hook(lambda g: log.append(g)) and None, capsys)
-    assert not r and "return the handle" in r.message
-    r = verdict(lesson02.check_attach_logger, stub, capsys)
+def _nan_watch(first_only=True, test=lambda g: not bool(torch.isfinite(g).all()), returns=None,
+               shared_counter=False, handles=True):
+    def attach(params, found):
+        shared = [0]
+        def make(name):
+            count = shared if shared_counter else [0]
+            def hook(g):
+                count[0] += 1
+                if (not found or not first_only) and test(g):
+                    found.append((count[0], name))
+                return returns(g) if returns else None
+            return hook
+        hs = [p.register_hook(make(name)) for name, p in params.items()]
+        return hs if handles else None
+    return attach
+
+
+def test_attach_nan_watch(capsys):
+    assert verdict(lesson02.check_attach_nan_watch, _nan_watch(), capsys)
+    r = verdict(lesson02.check_attach_nan_watch, _nan_watch(first_only=False), capsys)
+    assert not r and "found is [(3, 'w2'), (3, 'w1')" in r.message and "only the first" in r.message
+    # a nan-only test misses the inf of sqrt(0)'s gradient
+    r = verdict(lesson02.check_attach_nan_watch,
+                _nan_watch(test=lambda g: bool(torch.isnan(g).any())), capsys)
+    assert not r and "found is [], expected [(2, 'a')]" in r.message and "torch.isfinite" in r.message
+    # one counter for all the tensors: the step is wrong
+    r = verdict(lesson02.check_attach_nan_watch, _nan_watch(shared_counter=True), capsys)
+    assert not r and "found is [(5, 'w2')], expected [(3, 'w2')]" in r.message
+    assert "share one counter" in r.message
+    # the names swapped: the first hook to see the nan is the engine's choice, not params' order
+    def swapped(params, found):
+        return _nan_watch()(dict(zip(reversed(list(params)), params.values())), found)
+    r = verdict(lesson02.check_attach_nan_watch, swapped, capsys)
+    assert not r and "found is [(3, 'w1')]" in r.message and "engine hands out" in r.message
+    # the closures of a for loop share the last name: w1 is named for w2's gradient
+    def late_binding(params, found):
+        hs, counts = [], {}
+        for name, p in params.items():
+            def hook(g):
+                counts[name] = counts.get(name, 0) + 1
+                if not found and not bool(torch.isfinite(g).all()):
+                    found.append((counts[name], name))
+            hs.append(p.register_hook(hook))
+        return hs
+    r = verdict(lesson02.check_attach_nan_watch, late_binding, capsys)
+    assert not r and "expected [(3, 'w2')]" in r.message and "helper function" in r.message
+    # a watch that repairs the gradient changes it
+    r = verdict(lesson02.check_attach_nan_watch,
+                _nan_watch(returns=lambda g: torch.where(torch.isfinite(g), g, torch.zeros_like(g))),
+                capsys)
+    assert not r and "changed the gradients" in r.message
+    r = verdict(lesson02.check_attach_nan_watch,
+                _nan_watch(test=lambda g: False), capsys)
+    assert not r and "Nothing was recorded" in r.message
+    r = verdict(lesson02.check_attach_nan_watch, _nan_watch(handles=False), capsys)
+    assert not r and "returned 0 handle(s), expected 2" in r.message
+    def fake_handles(params, found):      # handles that do not remove the hooks
+        _nan_watch()(params, found)
+        return [type("H", (), {"remove": lambda self: None})() for _ in params]
+    r = verdict(lesson02.check_attach_nan_watch, fake_handles, capsys)
+    assert not r and "after removing the handles" in r.message
+    r = verdict(lesson02.check_attach_nan_watch, stub, capsys)
     assert not r and "not implemented yet" in r.message
 
 
@@ -320,6 +401,14 @@ def test_predict_chain(capsys):
     assert verdict(lesson02.check_predict_chain, chain, capsys)
     r = verdict(lesson02.check_predict_chain, lambda g, hooks: chain(g, hooks[::-1]), capsys)
     assert not r and "LIFO" in r.message and "wrong values at index 0" in r.message
+    def not_chained(g, hooks):            # every hook on the original gradient, the last wins
+        out = g
+        for h in hooks:
+            r = h(g)
+            out = out if r is None else r
+        return out
+    r = verdict(lesson02.check_predict_chain, not_chained, capsys)
+    assert not r and "the hooks are chained" in r.message
     r = verdict(lesson02.check_predict_chain, stub, capsys)
     assert not r and "not implemented yet" in r.message
 
