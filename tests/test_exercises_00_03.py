@@ -414,41 +414,104 @@ def test_predict_chain(capsys):
 
 
 # --- lesson 03 ---------------------------------------------------------------------------
-def test_grad_bytes(capsys):
-    right = lambda ps: sum(p.grad.numel() * p.grad.element_size() for p in ps if p.grad is not None)
-    assert verdict(lesson03.check_grad_bytes, right, capsys)
-    r = verdict(lesson03.check_grad_bytes, lambda ps: sum(p.grad.numel() for p in ps if p.grad is not None), capsys)
-    assert not r and "got 17, expected 68" in r.message and "count of elements" in r.message
-    r = verdict(lesson03.check_grad_bytes, lambda ps: sum(4 * p.grad.numel() for p in ps if p.grad is not None), capsys)
-    assert not r and "float64 elements take 8 bytes" in r.message
-    r = verdict(lesson03.check_grad_bytes, lambda ps: sum(p.grad.nbytes for p in ps), capsys)
-    assert not r and "raised AttributeError" in r.message
-    r = verdict(lesson03.check_grad_bytes, stub, capsys)
+def test_predict_second_backward(capsys):
+    assert verdict(lesson03.check_predict_second_backward, lambda: ([4.0, 4.0], [8.0, 8.0]), capsys)
+    assert verdict(lesson03.check_predict_second_backward,
+                   lambda: (torch.tensor([4.0, 4.0]), torch.tensor([8.0, 8.0])), capsys)
+    r = verdict(lesson03.check_predict_second_backward, lambda: ([2.0, 2.0], [8.0, 8.0]), capsys)
+    assert not r and "y.grad = [2.0, 2.0], it is [4.0, 4.0]" in r.message
+    assert "accumulates like a leaf's" in r.message
+    r = verdict(lesson03.check_predict_second_backward, lambda: ([4.0, 4.0], [4.0, 4.0]), capsys)
+    assert not r and "x.grad after one pass" in r.message and "never overwrites" in r.message
+    r = verdict(lesson03.check_predict_second_backward, lambda: ([3.0, 3.0], [8.0, 8.0]), capsys)
+    assert not r and "1 + 1 = 2" in r.message
+    r = verdict(lesson03.check_predict_second_backward, lambda: 4.0, capsys)
+    assert not r and "return two lists" in r.message
+    r = verdict(lesson03.check_predict_second_backward, stub, capsys)
     assert not r and "not implemented yet" in r.message
 
 
-def test_attach_sgd(capsys):
-    def right(ps, lr):
+def _sgd_every(divide=True, free=True, shared=False):
+    def attach(ps, lr, k):
+        counter = [0]
+        def make():
+            count = counter if shared else [0]
+            def hook(p):
+                count[0] += 1
+                if count[0] % k == 0:
+                    p.sub_(lr * p.grad / (k if divide else 1))
+                    if free:
+                        p.grad = None
+            return hook
+        return [p.register_post_accumulate_grad_hook(make()) for p in ps]
+    return attach
+
+
+def test_attach_sgd_every(capsys):
+    assert verdict(lesson03.check_attach_sgd_every, _sgd_every(), capsys)
+    def fused(ps, lr, k):                 # section 4's step on every gradient
         def step(p):
             p.sub_(lr * p.grad)
             p.grad = None
         return [p.register_post_accumulate_grad_hook(step) for p in ps]
-    assert verdict(lesson03.check_attach_sgd, right, capsys)
-
-    def keeps_grad(ps, lr):
-        return [p.register_post_accumulate_grad_hook(lambda p: p.sub_(lr * p.grad)) for p in ps]
-    r = verdict(lesson03.check_attach_sgd, keeps_grad, capsys)
-    assert not r and "still held after backward" in r.message
-
-    def wrong_sign(ps, lr):
-        def step(p):
-            p.add_(lr * p.grad)
-            p.grad = None
-        return [p.register_post_accumulate_grad_hook(step) for p in ps]
-    r = verdict(lesson03.check_attach_sgd, wrong_sign, capsys)
-    assert not r and "parameter 0 after one backward has the right shape but wrong values" in r.message
-
-    r = verdict(lesson03.check_attach_sgd, lambda ps, lr: None, capsys)
+    r = verdict(lesson03.check_attach_sgd_every, fused, capsys)
+    assert not r and "after micro-batch 1 of 3 parameter 0 already moved" in r.message
+    r = verdict(lesson03.check_attach_sgd_every, _sgd_every(shared=True), capsys)
+    assert not r and "already moved" in r.message and "each parameter counts its own" in r.message
+    r = verdict(lesson03.check_attach_sgd_every, _sgd_every(divide=False), capsys)
+    assert not r and "wrong values" in r.message and "p -= lr * p.grad / 3" in r.message
+    r = verdict(lesson03.check_attach_sgd_every, _sgd_every(free=False), capsys)
+    assert not r and "after micro-batch 3 (a step)" in r.message and "still held" in r.message
+    r = verdict(lesson03.check_attach_sgd_every, lambda ps, lr, k: None, capsys)
     assert not r and "returned 0 handles, expected 4" in r.message
-    r = verdict(lesson03.check_attach_sgd, stub, capsys)
+    r = verdict(lesson03.check_attach_sgd_every, stub, capsys)
+    assert not r and "not implemented yet" in r.message
+
+
+def _retain(slot=lambda t: t.output_nr, accumulate=True, in_place=False, via_tensor_hook=False,
+            returns=False):
+    def my_retain_grad(t, store):
+        def keep(g):
+            if "grad" not in store or not accumulate:
+                store["grad"] = g.clone()
+            elif in_place:
+                store["grad"].add_(g)
+            else:
+                store["grad"] = store["grad"] + g
+        if via_tensor_hook:
+            t.register_hook(keep)
+            return
+        def pre(grad_outputs):
+            keep(grad_outputs[slot(t)])
+            if returns:
+                return tuple(g * 2 for g in grad_outputs)
+        t.grad_fn.register_prehook(pre)
+    return my_retain_grad
+
+
+def test_my_retain_grad(capsys):
+    assert verdict(lesson03.check_my_retain_grad, _retain(), capsys)
+    r = verdict(lesson03.check_my_retain_grad, _retain(via_tensor_hook=True), capsys)
+    assert not r and "with a hook registered after yours" in r.message
+    assert "got 4, expected 5" in r.message and "runs before the hooks registered later" in r.message
+    r = verdict(lesson03.check_my_retain_grad, _retain(accumulate=False), capsys)
+    assert not r and "with two backward passes" in r.message and "(old + new)" in r.message
+    r = verdict(lesson03.check_my_retain_grad, _retain(in_place=True), capsys)
+    assert not r and "changed during pass 2" in r.message
+    r = verdict(lesson03.check_my_retain_grad, _retain(slot=lambda t: 0), capsys)
+    assert not r and "x.unbind(0)" in r.message and "grad_outputs[t.output_nr]" in r.message
+    r = verdict(lesson03.check_my_retain_grad, _retain(returns=True), capsys)
+    assert not r and "must not change gradients" in r.message
+    # the bypass: calling the real retain_grad
+    r = verdict(lesson03.check_my_retain_grad, lambda t, store: t.retain_grad(), capsys)
+    assert not r and "called t.retain_grad()" in r.message
+    def sneaky(t, store):                 # retain_grad, then copy t.grad into the store
+        t.retain_grad()
+        t.grad_fn.register_prehook(lambda go: store.__setitem__("grad", t.grad))
+    r = verdict(lesson03.check_my_retain_grad, sneaky, capsys)
+    assert not r and "called t.retain_grad()" in r.message
+    assert not torch.Tensor.retain_grad.__name__.startswith("spy")
+    r = verdict(lesson03.check_my_retain_grad, lambda t, store: None, capsys)
+    assert not r and "store['grad'] is missing" in r.message
+    r = verdict(lesson03.check_my_retain_grad, stub, capsys)
     assert not r and "not implemented yet" in r.message
