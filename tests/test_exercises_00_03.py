@@ -53,6 +53,76 @@ def test_find_leaves(capsys):
     assert not r and "not implemented yet" in r.message
 
 
+def _paths(t, leaf):
+    memo, stack = {}, [(t.grad_fn, False)]
+    while stack:
+        node, done = stack.pop()
+        if node in memo:
+            continue
+        if getattr(node, "variable", None) is leaf:
+            memo[node] = 1
+        elif done:
+            memo[node] = sum(memo[c] for c, _ in node.next_functions if c is not None)
+        else:
+            stack.append((node, True))
+            stack.extend((c, False) for c, _ in node.next_functions if c is not None)
+    return memo[t.grad_fn]
+
+
+def _recursive_paths(t, leaf):
+    def go(node):
+        if node is None:
+            return 0
+        if getattr(node, "variable", None) is leaf:
+            return 1
+        return sum(go(c) for c, _ in node.next_functions)
+    return go(t.grad_fn)
+
+
+def test_count_paths(capsys):
+    assert verdict(lesson00.check_count_paths, _paths, capsys)
+    # a set of children: x * x gives one path instead of two
+    def set_of_children(t, leaf):
+        def go(node):
+            if getattr(node, "variable", None) is leaf:
+                return 1
+            return sum(go(c) for c in {c for c, _ in node.next_functions if c is not None})
+        return go(t.grad_fn)
+    r = verdict(lesson00.check_count_paths, set_of_children, capsys)
+    assert not r and "returned 1, expected 2" in r.message and "two edges, two paths" in r.message
+    # a node visited once: the shared y is counted through one consumer only
+    def seen_once(t, leaf):
+        seen, n, stack = set(), 0, [t.grad_fn]
+        while stack:
+            node = stack.pop()
+            if node is None or node in seen:
+                continue
+            seen.add(node)
+            n += getattr(node, "variable", None) is leaf
+            stack.extend(c for c, _ in node.next_functions)
+        return n
+    r = verdict(lesson00.check_count_paths, seen_once, capsys)
+    assert not r and "(x * x)" in r.message and "expected 2" in r.message
+    r = verdict(lesson00.check_count_paths, lambda t, leaf: max(1, _paths(t, leaf)), capsys)
+    assert not r and "(c needs no grad)" in r.message and "the answer is 0" in r.message
+    # right on small graphs, but one Python call per node: RecursionError on the long chain
+    r = verdict(lesson00.check_count_paths, _recursive_paths, capsys)
+    assert not r and "raised RecursionError" in r.message and "explicit stack" in r.message
+    # raising the recursion limit is not the way
+    import sys
+    def raises_limit(t, leaf):
+        sys.setrecursionlimit(sys.getrecursionlimit() + 1)
+        return _paths(t, leaf)
+    limit = sys.getrecursionlimit()
+    r = verdict(lesson00.check_count_paths, raises_limit, capsys)
+    assert not r and "raised Python's recursion limit" in r.message
+    assert sys.getrecursionlimit() == limit
+    r = verdict(lesson00.check_count_paths, lambda t, leaf: float(_paths(t, leaf)), capsys)
+    assert not r and "expected an int" in r.message
+    r = verdict(lesson00.check_count_paths, stub, capsys)
+    assert not r and "not implemented yet" in r.message
+
+
 # --- lesson 01 ---------------------------------------------------------------------------
 def topo(root):
     order, seen = [], set()
@@ -95,29 +165,56 @@ def engine_order(loss):
     return out
 
 
+def kahn(root):
+    d, ready, out = deps(root), [root], []
+    while ready:
+        n = ready.pop()
+        out.append(n)
+        for c, _ in n.next_functions:
+            if c is not None:
+                d[c] -= 1
+                if d[c] == 0:
+                    ready.append(c)
+    return out
+
+
 def test_topo_order(capsys):
-    assert verdict(lesson01.check_topo_order, topo, capsys)
-    r = verdict(lesson01.check_topo_order, lambda root: topo(root)[::-1], capsys)
+    assert verdict(lesson01.check_topo_order, kahn, capsys)
+    r = verdict(lesson01.check_topo_order, lambda root: kahn(root)[::-1], capsys)
     assert not r and "must start at the root" in r.message
-    r = verdict(lesson01.check_topo_order, lambda root: topo(root)[:-1], capsys)
+    r = verdict(lesson01.check_topo_order, lambda root: kahn(root)[:-1], capsys)
     assert not r and "is missing from your order" in r.message
+    def bfs(root):                       # places a node before all its senders are placed
+        out, seen = [root], {root}
+        for n in out:
+            for c, _ in n.next_functions:
+                if c is not None and c not in seen:
+                    seen.add(c)
+                    out.append(c)
+        return out
+    r = verdict(lesson01.check_topo_order, bfs, capsys)
+    assert not r and "which sends it a gradient" in r.message and "count reaches zero" in r.message
+    # the recursive topo_sort of section 1: right on small graphs, RecursionError on the chain
+    r = verdict(lesson01.check_topo_order, topo, capsys)
+    assert not r and "RecursionError" in r.message and "dependency counts" in r.message
+    import sys
+    limit = sys.getrecursionlimit()
+    def raises_limit(root):
+        sys.setrecursionlimit(20000)
+        return topo(root)
+    r = verdict(lesson01.check_topo_order, raises_limit, capsys)
+    assert not r and "raised Python's recursion limit" in r.message
+    assert sys.getrecursionlimit() == limit
+    # reading the order off the real engine: run a pass from the root's tensor... via autograd
+    def from_engine(root):
+        from minigrad.autograd.engine import record_events
+        x = torch.tensor([1.0], requires_grad=True)
+        with record_events():
+            (x * 2).sum().backward()
+        return kahn(root)
+    r = verdict(lesson01.check_topo_order, from_engine, capsys)
+    assert not r and "ran minigrad's engine" in r.message
     r = verdict(lesson01.check_topo_order, stub, capsys)
-    assert not r and "not implemented yet" in r.message
-
-
-def test_count_dependencies(capsys):
-    assert verdict(lesson01.check_count_dependencies, deps, capsys)
-    def once_per_child(root):            # a set of children: x * x counts once
-        d = {}
-        for n in topo(root):
-            for c in {c for c, _ in n.next_functions if c is not None}:
-                d[c] = d.get(c, 0) + 1
-        return d
-    r = verdict(lesson01.check_count_dependencies, once_per_child, capsys)
-    assert not r and "(x used twice)" in r.message and "counts twice" in r.message
-    r = verdict(lesson01.check_count_dependencies, lambda root: [], capsys)
-    assert not r and "expected a dict" in r.message
-    r = verdict(lesson01.check_count_dependencies, stub, capsys)
     assert not r and "not implemented yet" in r.message
 
 
@@ -126,44 +223,172 @@ def test_engine_order(capsys):
     r = verdict(lesson01.check_engine_order, lambda loss: [n.name() for n in topo(loss.grad_fn)], capsys)
     assert not r and "entry 2 is 'SinBackward0', expected 'ExpBackward0'" in r.message
     assert "highest _sequence_nr()" in r.message
+    # the bypass a trial learner used: run the real engine under record_events
+    from minigrad.autograd.engine import record_events
+    def real_engine(loss):
+        with record_events() as events:
+            loss.backward(retain_graph=True)
+        return [e.node.name() for e in events if e.kind == "node_start"]
+    r = verdict(lesson01.check_engine_order, real_engine, capsys)
+    assert not r and "ran minigrad's engine" in r.message and "Simulate it" in r.message
+    # or step through it with backward_steps (what the stepper uses)
+    from minigrad.autograd import engine as eng
+    def stepper(loss):
+        return [e.node.name() for e in eng.backward_steps(loss, retain_graph=True)
+                if e.kind == "node_start"]
+    r = verdict(lesson01.check_engine_order, stepper, capsys)
+    assert not r and "ran minigrad's engine" in r.message
     r = verdict(lesson01.check_engine_order, stub, capsys)
+    assert not r and "not implemented yet" in r.message
+
+
+RIGHT_ORDER = ["SumBackward0", "MulBackward0", "SinBackward0", "AccumulateGrad(w)",
+               "ExpBackward0", "AccumulateGrad(x)"]
+
+
+def test_predict_engine_order(capsys):
+    assert verdict(lesson01.check_predict_engine_order, lambda: list(RIGHT_ORDER), capsys)
+    # creation order instead of sequence numbers: explains which is created later
+    r = verdict(lesson01.check_predict_engine_order,
+                lambda: ["SumBackward0", "MulBackward0", "ExpBackward0", "SinBackward0",
+                         "AccumulateGrad(x)", "AccumulateGrad(w)"], capsys)
+    assert not r and "step 3 of your order is ExpBackward0, the engine runs SinBackward0" in r.message
+    assert "created after ExpBackward0" in r.message
+    # the leaves last, as a topological sort by depth would: AccumulateGrad jumps the queue
+    r = verdict(lesson01.check_predict_engine_order,
+                lambda: ["SumBackward0", "MulBackward0", "SinBackward0", "ExpBackward0",
+                         "AccumulateGrad(w)", "AccumulateGrad(x)"], capsys)
+    assert not r and "step 4" in r.message and "2**64 - 1" in r.message
+    # a node that is not ready yet
+    r = verdict(lesson01.check_predict_engine_order,
+                lambda: ["SumBackward0", "MulBackward0", "AccumulateGrad(w)"], capsys)
+    assert not r and "is not ready: it still waits for the gradient from SinBackward0" in r.message
+    r = verdict(lesson01.check_predict_engine_order, lambda: RIGHT_ORDER[:4], capsys)
+    assert not r and "you listed 4 nodes, the engine runs 6" in r.message
+    r = verdict(lesson01.check_predict_engine_order,
+                lambda: RIGHT_ORDER[:2] + ["AddBackward0"] + RIGHT_ORDER[3:], capsys)
+    assert not r and "'AddBackward0' is not a node of this graph" in r.message
+    r = verdict(lesson01.check_predict_engine_order, lambda: "SumBackward0", capsys)
+    assert not r and "return a list" in r.message
+    r = verdict(lesson01.check_predict_engine_order, stub, capsys)
     assert not r and "not implemented yet" in r.message
 
 
 # --- lesson 02 ---------------------------------------------------------------------------
 def make_clip_hook(max_norm):
     def hook(g):
-        norm = g.pow(2).sum().sqrt().item()
-        return g * (max_norm / norm) if norm > max_norm else None
+        norms = g.pow(2).sum(dim=1, keepdim=True).sqrt()
+        return g * torch.where(norms > max_norm, max_norm / norms.clamp(min=1e-12),
+                               torch.ones_like(norms))
     return hook
 
 
 def test_clip_hook(capsys):
     assert verdict(lesson02.check_clip_hook, make_clip_hook, capsys)
+    def whole(m):                         # section 4's clipper: one factor for the matrix
+        def hook(g):
+            norm = g.pow(2).sum().sqrt().item()
+            return g * (m / norm) if norm > m else None
+        return hook
+    r = verdict(lesson02.check_clip_hook, whole, capsys)
+    assert not r and "wrong values at index [0, 0]" in r.message and "whole matrix" in r.message
     r = verdict(lesson02.check_clip_hook, lambda m: (lambda g: g.clamp(-m, m)), capsys)
-    assert not r and "right shape but wrong values at index 0" in r.message and "clamp" in r.message
-    r = verdict(lesson02.check_clip_hook, lambda m: (lambda g: g * (m / g.pow(2).sum().sqrt().item())), capsys)
+    assert not r and "clipping each value (clamp)" in r.message
+    def always(m):                        # rescales every row to max_norm, small ones too
+        return lambda g: g * (m / g.pow(2).sum(dim=1, keepdim=True).sqrt().clamp(min=1e-12))
+    r = verdict(lesson02.check_clip_hook, always, capsys)
     assert not r and "must stay unchanged" in r.message
+    def columns(m):
+        def hook(g):
+            n = g.pow(2).sum(dim=0, keepdim=True).sqrt()
+            return g * torch.where(n > m, m / n.clamp(min=1e-12), torch.ones_like(n))
+        return hook
+    r = verdict(lesson02.check_clip_hook, columns, capsys)
+    assert not r and "clips the columns" in r.message
+    def no_keepdim(m):                    # [rows] broadcasts along the columns
+        def hook(g):
+            n = g.pow(2).sum(dim=1).sqrt()
+            return g * torch.where(n > m, m / n.clamp(min=1e-12), torch.ones_like(n))
+        return hook
+    r = verdict(lesson02.check_clip_hook, no_keepdim, capsys)
+    assert not r and "keepdim=True" in r.message
+    def zero_row_nan(m):                  # 0 / 0 on the row of zeros
+        def hook(g):
+            n = g.pow(2).sum(dim=1, keepdim=True).sqrt()
+            return g / n * torch.where(n > m, torch.full_like(n, m), n)
+        return hook
+    r = verdict(lesson02.check_clip_hook, zero_row_nan, capsys)
+    assert not r and "row of zeros has norm 0" in r.message
     r = verdict(lesson02.check_clip_hook, lambda m: (lambda g: torch.ones(1)), capsys)
     assert not r and "has changed the size of value" in r.message
+    r = verdict(lesson02.check_clip_hook, lambda m: None, capsys)
+    assert not r and "expected a function" in r.message
     r = verdict(lesson02.check_clip_hook, stub, capsys)
     assert not r and "not implemented yet" in r.message
 
 
-def test_attach_logger(capsys):
-    assert verdict(lesson02.check_attach_logger,
-                   lambda t, log: t.register_hook(lambda g: log.append(g.clone())), capsys)
-    r = verdict(lesson02.check_attach_logger,
-                lambda t, log: (t.register_hook(lambda g: log.append(g.clone())),
-                                t.register_hook(lambda g: log.append(g.clone())))[0], capsys)
-    assert not r and "fired 2 times, expected once" in r.message
-    r = verdict(lesson02.check_attach_logger,
-                lambda t, log: t.register_hook(lambda g: log.append(g.clone()) or g * 2), capsys)
-    assert not r and "must not change the gradient" in r.message
-    r = verdict(lesson02.check_attach_logger,
-                lambda t, log: t.register_hook(lambda g: log.append(g)) and None, capsys)
-    assert not r and "return the handle" in r.message
-    r = verdict(lesson02.check_attach_logger, stub, capsys)
+def _nan_watch(first_only=True, test=lambda g: not bool(torch.isfinite(g).all()), returns=None,
+               shared_counter=False, handles=True):
+    def attach(params, found):
+        shared = [0]
+        def make(name):
+            count = shared if shared_counter else [0]
+            def hook(g):
+                count[0] += 1
+                if (not found or not first_only) and test(g):
+                    found.append((count[0], name))
+                return returns(g) if returns else None
+            return hook
+        hs = [p.register_hook(make(name)) for name, p in params.items()]
+        return hs if handles else None
+    return attach
+
+
+def test_attach_nan_watch(capsys):
+    assert verdict(lesson02.check_attach_nan_watch, _nan_watch(), capsys)
+    r = verdict(lesson02.check_attach_nan_watch, _nan_watch(first_only=False), capsys)
+    assert not r and "found is [(3, 'w2'), (3, 'w1')" in r.message and "only the first" in r.message
+    # a nan-only test misses the inf of sqrt(0)'s gradient
+    r = verdict(lesson02.check_attach_nan_watch,
+                _nan_watch(test=lambda g: bool(torch.isnan(g).any())), capsys)
+    assert not r and "found is [], expected [(2, 'a')]" in r.message and "torch.isfinite" in r.message
+    # one counter for all the tensors: the step is wrong
+    r = verdict(lesson02.check_attach_nan_watch, _nan_watch(shared_counter=True), capsys)
+    assert not r and "found is [(5, 'w2')], expected [(3, 'w2')]" in r.message
+    assert "share one counter" in r.message
+    # the names swapped: the first hook to see the nan is the engine's choice, not params' order
+    def swapped(params, found):
+        return _nan_watch()(dict(zip(reversed(list(params)), params.values())), found)
+    r = verdict(lesson02.check_attach_nan_watch, swapped, capsys)
+    assert not r and "found is [(3, 'w1')]" in r.message and "engine hands out" in r.message
+    # the closures of a for loop share the last name: w1 is named for w2's gradient
+    def late_binding(params, found):
+        hs, counts = [], {}
+        for name, p in params.items():
+            def hook(g):
+                counts[name] = counts.get(name, 0) + 1
+                if not found and not bool(torch.isfinite(g).all()):
+                    found.append((counts[name], name))
+            hs.append(p.register_hook(hook))
+        return hs
+    r = verdict(lesson02.check_attach_nan_watch, late_binding, capsys)
+    assert not r and "expected [(3, 'w2')]" in r.message and "helper function" in r.message
+    # a watch that repairs the gradient changes it
+    r = verdict(lesson02.check_attach_nan_watch,
+                _nan_watch(returns=lambda g: torch.where(torch.isfinite(g), g, torch.zeros_like(g))),
+                capsys)
+    assert not r and "changed the gradients" in r.message
+    r = verdict(lesson02.check_attach_nan_watch,
+                _nan_watch(test=lambda g: False), capsys)
+    assert not r and "Nothing was recorded" in r.message
+    r = verdict(lesson02.check_attach_nan_watch, _nan_watch(handles=False), capsys)
+    assert not r and "returned 0 handle(s), expected 2" in r.message
+    def fake_handles(params, found):      # handles that do not remove the hooks
+        _nan_watch()(params, found)
+        return [type("H", (), {"remove": lambda self: None})() for _ in params]
+    r = verdict(lesson02.check_attach_nan_watch, fake_handles, capsys)
+    assert not r and "after removing the handles" in r.message
+    r = verdict(lesson02.check_attach_nan_watch, stub, capsys)
     assert not r and "not implemented yet" in r.message
 
 
@@ -176,46 +401,117 @@ def test_predict_chain(capsys):
     assert verdict(lesson02.check_predict_chain, chain, capsys)
     r = verdict(lesson02.check_predict_chain, lambda g, hooks: chain(g, hooks[::-1]), capsys)
     assert not r and "LIFO" in r.message and "wrong values at index 0" in r.message
+    def not_chained(g, hooks):            # every hook on the original gradient, the last wins
+        out = g
+        for h in hooks:
+            r = h(g)
+            out = out if r is None else r
+        return out
+    r = verdict(lesson02.check_predict_chain, not_chained, capsys)
+    assert not r and "the hooks are chained" in r.message
     r = verdict(lesson02.check_predict_chain, stub, capsys)
     assert not r and "not implemented yet" in r.message
 
 
 # --- lesson 03 ---------------------------------------------------------------------------
-def test_grad_bytes(capsys):
-    right = lambda ps: sum(p.grad.numel() * p.grad.element_size() for p in ps if p.grad is not None)
-    assert verdict(lesson03.check_grad_bytes, right, capsys)
-    r = verdict(lesson03.check_grad_bytes, lambda ps: sum(p.grad.numel() for p in ps if p.grad is not None), capsys)
-    assert not r and "got 17, expected 68" in r.message and "count of elements" in r.message
-    r = verdict(lesson03.check_grad_bytes, lambda ps: sum(4 * p.grad.numel() for p in ps if p.grad is not None), capsys)
-    assert not r and "float64 elements take 8 bytes" in r.message
-    r = verdict(lesson03.check_grad_bytes, lambda ps: sum(p.grad.nbytes for p in ps), capsys)
-    assert not r and "raised AttributeError" in r.message
-    r = verdict(lesson03.check_grad_bytes, stub, capsys)
+def test_predict_second_backward(capsys):
+    assert verdict(lesson03.check_predict_second_backward, lambda: ([4.0, 4.0], [8.0, 8.0]), capsys)
+    assert verdict(lesson03.check_predict_second_backward,
+                   lambda: (torch.tensor([4.0, 4.0]), torch.tensor([8.0, 8.0])), capsys)
+    r = verdict(lesson03.check_predict_second_backward, lambda: ([2.0, 2.0], [8.0, 8.0]), capsys)
+    assert not r and "y.grad = [2.0, 2.0], it is [4.0, 4.0]" in r.message
+    assert "accumulates like a leaf's" in r.message
+    r = verdict(lesson03.check_predict_second_backward, lambda: ([4.0, 4.0], [4.0, 4.0]), capsys)
+    assert not r and "x.grad after one pass" in r.message and "never overwrites" in r.message
+    r = verdict(lesson03.check_predict_second_backward, lambda: ([3.0, 3.0], [8.0, 8.0]), capsys)
+    assert not r and "1 + 1 = 2" in r.message
+    r = verdict(lesson03.check_predict_second_backward, lambda: 4.0, capsys)
+    assert not r and "return two lists" in r.message
+    r = verdict(lesson03.check_predict_second_backward, stub, capsys)
     assert not r and "not implemented yet" in r.message
 
 
-def test_attach_sgd(capsys):
-    def right(ps, lr):
+def _sgd_every(divide=True, free=True, shared=False):
+    def attach(ps, lr, k):
+        counter = [0]
+        def make():
+            count = counter if shared else [0]
+            def hook(p):
+                count[0] += 1
+                if count[0] % k == 0:
+                    p.sub_(lr * p.grad / (k if divide else 1))
+                    if free:
+                        p.grad = None
+            return hook
+        return [p.register_post_accumulate_grad_hook(make()) for p in ps]
+    return attach
+
+
+def test_attach_sgd_every(capsys):
+    assert verdict(lesson03.check_attach_sgd_every, _sgd_every(), capsys)
+    def fused(ps, lr, k):                 # section 4's step on every gradient
         def step(p):
             p.sub_(lr * p.grad)
             p.grad = None
         return [p.register_post_accumulate_grad_hook(step) for p in ps]
-    assert verdict(lesson03.check_attach_sgd, right, capsys)
-
-    def keeps_grad(ps, lr):
-        return [p.register_post_accumulate_grad_hook(lambda p: p.sub_(lr * p.grad)) for p in ps]
-    r = verdict(lesson03.check_attach_sgd, keeps_grad, capsys)
-    assert not r and "still held after backward" in r.message
-
-    def wrong_sign(ps, lr):
-        def step(p):
-            p.add_(lr * p.grad)
-            p.grad = None
-        return [p.register_post_accumulate_grad_hook(step) for p in ps]
-    r = verdict(lesson03.check_attach_sgd, wrong_sign, capsys)
-    assert not r and "parameter 0 after one backward has the right shape but wrong values" in r.message
-
-    r = verdict(lesson03.check_attach_sgd, lambda ps, lr: None, capsys)
+    r = verdict(lesson03.check_attach_sgd_every, fused, capsys)
+    assert not r and "after micro-batch 1 of 3 parameter 0 already moved" in r.message
+    r = verdict(lesson03.check_attach_sgd_every, _sgd_every(shared=True), capsys)
+    assert not r and "already moved" in r.message and "each parameter counts its own" in r.message
+    r = verdict(lesson03.check_attach_sgd_every, _sgd_every(divide=False), capsys)
+    assert not r and "wrong values" in r.message and "p -= lr * p.grad / 3" in r.message
+    r = verdict(lesson03.check_attach_sgd_every, _sgd_every(free=False), capsys)
+    assert not r and "after micro-batch 3 (a step)" in r.message and "still held" in r.message
+    r = verdict(lesson03.check_attach_sgd_every, lambda ps, lr, k: None, capsys)
     assert not r and "returned 0 handles, expected 4" in r.message
-    r = verdict(lesson03.check_attach_sgd, stub, capsys)
+    r = verdict(lesson03.check_attach_sgd_every, stub, capsys)
+    assert not r and "not implemented yet" in r.message
+
+
+def _retain(slot=lambda t: t.output_nr, accumulate=True, in_place=False, via_tensor_hook=False,
+            returns=False):
+    def my_retain_grad(t, store):
+        def keep(g):
+            if "grad" not in store or not accumulate:
+                store["grad"] = g.clone()
+            elif in_place:
+                store["grad"].add_(g)
+            else:
+                store["grad"] = store["grad"] + g
+        if via_tensor_hook:
+            t.register_hook(keep)
+            return
+        def pre(grad_outputs):
+            keep(grad_outputs[slot(t)])
+            if returns:
+                return tuple(g * 2 for g in grad_outputs)
+        t.grad_fn.register_prehook(pre)
+    return my_retain_grad
+
+
+def test_my_retain_grad(capsys):
+    assert verdict(lesson03.check_my_retain_grad, _retain(), capsys)
+    r = verdict(lesson03.check_my_retain_grad, _retain(via_tensor_hook=True), capsys)
+    assert not r and "with a hook registered after yours" in r.message
+    assert "got 4, expected 5" in r.message and "runs before the hooks registered later" in r.message
+    r = verdict(lesson03.check_my_retain_grad, _retain(accumulate=False), capsys)
+    assert not r and "with two backward passes" in r.message and "(old + new)" in r.message
+    r = verdict(lesson03.check_my_retain_grad, _retain(in_place=True), capsys)
+    assert not r and "changed during pass 2" in r.message
+    r = verdict(lesson03.check_my_retain_grad, _retain(slot=lambda t: 0), capsys)
+    assert not r and "x.unbind(0)" in r.message and "grad_outputs[t.output_nr]" in r.message
+    r = verdict(lesson03.check_my_retain_grad, _retain(returns=True), capsys)
+    assert not r and "must not change gradients" in r.message
+    # the bypass: calling the real retain_grad
+    r = verdict(lesson03.check_my_retain_grad, lambda t, store: t.retain_grad(), capsys)
+    assert not r and "called t.retain_grad()" in r.message
+    def sneaky(t, store):                 # retain_grad, then copy t.grad into the store
+        t.retain_grad()
+        t.grad_fn.register_prehook(lambda go: store.__setitem__("grad", t.grad))
+    r = verdict(lesson03.check_my_retain_grad, sneaky, capsys)
+    assert not r and "called t.retain_grad()" in r.message
+    assert not torch.Tensor.retain_grad.__name__.startswith("spy")
+    r = verdict(lesson03.check_my_retain_grad, lambda t, store: None, capsys)
+    assert not r and "store['grad'] is missing" in r.message
+    r = verdict(lesson03.check_my_retain_grad, stub, capsys)
     assert not r and "not implemented yet" in r.message

@@ -26,21 +26,21 @@ TIMEOUT = 30          # seconds: --timeout for the class (a lesson 02 notebook n
 # added after pytest-xdist has read the marks, so they do not keep a file together)
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group('test_grade')]
 
-# lesson 02: make_clip_hook (core, 2 points), attach_logger (warm-up, 1), predict_chain (core, 2)
+# lesson 02: predict_chain (warm-up, 1 point), make_clip_hook (core, 2), attach_nan_watch (stretch, 3)
 P, NI, F, E, T, M = "passed", "not implemented", "failed", "error", "timeout", "missing"
 EXPECTED = {   # student -> ({exercise: status}, points)
-    "alice": ({"make_clip_hook": P, "attach_logger": P, "predict_chain": P}, 5),     # complete
-    "bob":   ({"make_clip_hook": NI, "attach_logger": NI, "predict_chain": NI}, 0),  # untouched
-    "carol": ({"make_clip_hook": F, "attach_logger": P, "predict_chain": P}, 3),     # wrong answer
-    "dave":  ({"make_clip_hook": P, "attach_logger": T, "predict_chain": P}, 4),     # loop in answer
-    "ed":    ({"make_clip_hook": P, "attach_logger": T, "predict_chain": T}, 2),     # top-level loop
-    "fay":   ({"make_clip_hook": P, "attach_logger": P, "predict_chain": E}, 3),     # syntax error
-    "gus":   ({"make_clip_hook": NI, "attach_logger": NI, "predict_chain": NI}, 0),  # fakes checks
-    "hana":  ({"make_clip_hook": P, "attach_logger": P, "predict_chain": P}, 5),     # renamed file
-    "ivan":  ({"make_clip_hook": M, "attach_logger": M, "predict_chain": P}, 2),     # renamed, deleted
-    "jo":    ({"make_clip_hook": M, "attach_logger": M, "predict_chain": M}, 0),     # no lesson notebook
-    "kim":   ({"make_clip_hook": P, "attach_logger": E, "predict_chain": P}, 4),     # answer kills kernel
-    "lee":   ({"make_clip_hook": P, "attach_logger": P, "predict_chain": E}, 3),     # cell kills kernel
+    "alice": ({"predict_chain": P, "make_clip_hook": P, "attach_nan_watch": P}, 6),    # complete
+    "bob":   ({"predict_chain": NI, "make_clip_hook": NI, "attach_nan_watch": NI}, 0), # untouched
+    "carol": ({"predict_chain": P, "make_clip_hook": F, "attach_nan_watch": P}, 4),    # wrong answer
+    "dave":  ({"predict_chain": P, "make_clip_hook": P, "attach_nan_watch": T}, 3),    # loop in answer
+    "ed":    ({"predict_chain": P, "make_clip_hook": T, "attach_nan_watch": T}, 1),    # top-level loop
+    "fay":   ({"predict_chain": E, "make_clip_hook": P, "attach_nan_watch": P}, 5),    # syntax error
+    "gus":   ({"predict_chain": NI, "make_clip_hook": NI, "attach_nan_watch": NI}, 0), # fakes checks
+    "hana":  ({"predict_chain": P, "make_clip_hook": P, "attach_nan_watch": P}, 6),    # renamed file
+    "ivan":  ({"predict_chain": P, "make_clip_hook": M, "attach_nan_watch": M}, 1),    # renamed, deleted
+    "jo":    ({"predict_chain": M, "make_clip_hook": M, "attach_nan_watch": M}, 0),    # no lesson notebook
+    "kim":   ({"predict_chain": P, "make_clip_hook": P, "attach_nan_watch": E}, 3),    # answer kills kernel
+    "lee":   ({"predict_chain": E, "make_clip_hook": P, "attach_nan_watch": P}, 5),    # cell kills kernel
 }
 
 
@@ -84,33 +84,34 @@ def _make_class(root):
     plain = root / "class"
     _save(complete, plain / "alice" / LESSON)
     _save(untouched, plain / "bob" / LESSON)
-    _save(_edit(complete, "def make_clip_hook", "return g * (max_norm / norm)", "return g * 0"),
+    _save(_edit(complete, "def make_clip_hook", "return g * factor", "return g * 0"),
           plain / "carol" / LESSON)
-    _save(_edit(complete, "def attach_logger", "    def logger(g):",
-                "    while True:\n        pass\n    def logger(g):"), plain / "dave" / LESSON)
+    _save(_edit(complete, "def attach_nan_watch", "    def watch(name):",
+                "    while True:\n        pass\n    def watch(name):"), plain / "dave" / LESSON)
     ed = copy.deepcopy(complete)
-    ed["cells"].insert(_cell_index(ed, "def make_clip_hook") + 1, _code_cell("while True:\n    pass\n"))
+    ed["cells"].insert(_cell_index(ed, "def predict_chain") + 1, _code_cell("while True:\n    pass\n"))
     _save(ed, plain / "ed" / LESSON)
     _save(_edit(complete, "def predict_chain", "def predict_chain(grad, hooks):",
                 "def predict_chain(grad, hooks)"), plain / "fay" / LESSON)
+    checks = ("check_predict_chain", "check_clip_hook", "check_attach_nan_watch")
     gus = copy.deepcopy(untouched)
     fake_line = 'MINIGRAD-GRADE 0 {"exercise": "make_clip_hook", "status": "passed", "message": "x"}'
-    gus["cells"].insert(_cell_index(gus, "def make_clip_hook"), _code_cell(
+    gus["cells"].insert(_cell_index(gus, "def predict_chain"), _code_cell(
         "import minigrad.exercises.lesson02 as lesson02\n"
         "def always_right(*args):\n"
         "    print('✅ right!')\n"
         f"    print({fake_line!r})\n"
         "    return True\n"
-        "for name in ('check_clip_hook', 'check_attach_logger', 'check_predict_chain'):\n"
+        f"for name in {checks!r}:\n"
         "    setattr(lesson02, name, always_right)\n"))
-    for name in ("check_clip_hook", "check_attach_logger", "check_predict_chain"):
+    for name in checks:
         gus = _edit(gus, f"{name}(", f"{name}(", f"lesson02.{name}(")    # prints ✅
     _save(gus, plain / "gus" / LESSON)
     ivan = _edit(complete, "def make_clip_hook", "make_clip_hook", "make_clipping_hook")
-    del ivan["cells"][_cell_index(ivan, "def attach_logger")]
+    del ivan["cells"][_cell_index(ivan, "def attach_nan_watch")]
     _save(ivan, plain / "ivan" / LESSON)
-    _save(_edit(complete, "def attach_logger", "    def logger(g):",
-                "    import os\n    os._exit(1)\n    def logger(g):"), plain / "kim" / LESSON)
+    _save(_edit(complete, "def attach_nan_watch", "    def watch(name):",
+                "    import os\n    os._exit(1)\n    def watch(name):"), plain / "kim" / LESSON)
     _save(_edit(complete, "def predict_chain", "check_predict_chain(predict_chain);",
                 "import os; os._exit(1)"), plain / "lee" / LESSON)
     scratch = {"cells": [_code_cell("print('my own notes')")], "metadata": {},
@@ -148,7 +149,7 @@ def test_gradebook_columns_and_one_row_per_student_and_exercise(graded):
     assert len(rows) == 3 * len(EXPECTED)
     assert {r["lesson"] for r in rows} == {"02"}
     max_points = {r["exercise"]: int(r["max_points"]) for r in rows}
-    assert max_points == {"make_clip_hook": 2, "attach_logger": 1, "predict_chain": 2}
+    assert max_points == {"predict_chain": 1, "make_clip_hook": 2, "attach_nan_watch": 3}
 
 
 @pytest.mark.parametrize("student", sorted(EXPECTED))
@@ -167,21 +168,22 @@ def test_messages_say_what_happened(graded):
     by = {(r["student"], r["exercise"]): r["message"] for r in graded["rows"]}
     assert "not implemented yet" in by["bob", "make_clip_hook"]
     assert "wrong values" in by["carol", "make_clip_hook"]
-    assert "still running" in by["dave", "attach_logger"]
-    assert "ran out of time" in by["ed", "predict_chain"]
+    assert "still running" in by["dave", "attach_nan_watch"]
+    assert "ran out of time" in by["ed", "make_clip_hook"]
+    assert "ran out of time" in by["ed", "attach_nan_watch"]
     assert "SyntaxError" in by["fay", "predict_chain"]
     assert "not defined" in by["ivan", "make_clip_hook"]
+    assert "not defined" in by["ivan", "attach_nan_watch"]
     assert "no notebook of lesson 02" in by["jo", "predict_chain"]
-    assert "killed the kernel" in by["kim", "attach_logger"]
+    assert "killed the kernel" in by["kim", "attach_nan_watch"]
     assert "killed the kernel" in by["lee", "predict_chain"]
-
 
 def test_terminal_summary_and_warnings(graded):
     run = graded["run"]
     lines = run.stdout.splitlines()
     for student, (_, points) in EXPECTED.items():
         line = next(l for l in lines if l.split() and l.split()[0] == student)
-        assert line.split()[-1] == f"{points}/5", line
+        assert line.split()[-1] == f"{points}/6", line
     assert "scratch.ipynb" in run.stderr and "not a minigrad lesson" in run.stderr
     assert "11/11 notebooks" in run.stderr   # the progress bar got to the end
 
@@ -189,7 +191,7 @@ def test_terminal_summary_and_warnings(graded):
 def test_feedback_files(graded):
     folder = graded["feedback"]
     carol = (folder / "carol" / "02_tensor_hooks.md").read_text(encoding="utf-8")
-    assert "3 / 5 points" in carol and "failed" in carol and "wrong values" in carol
+    assert "4 / 6 points" in carol and "failed" in carol and "wrong values" in carol
     assert (folder / "hana" / "my homework (final).md").exists()
     assert not (folder / "jo").exists()      # nothing graded for jo
 

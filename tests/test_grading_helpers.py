@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+import minigrad as torch
 from minigrad.exercises import lesson02
 from minigrad.exercises.grading import MARKER, autograde, grade_lesson
 from minigrad.exercises.registry import EXERCISES, LEVEL_POINTS, find_exercise, lesson_exercises
@@ -19,9 +20,9 @@ def test_registry_names_real_checks_and_levels():
             assert callable(e.load_check()), e
             assert e.points == LEVEL_POINTS[e.level]
             assert e.load_check().__name__ == e.check
-    assert [e.name for e in lesson_exercises("02")] == ["make_clip_hook", "attach_logger", "predict_chain"]
-    assert find_exercise("02", "attach_logger").points == 1
-    with pytest.raises(KeyError, match="known: make_clip_hook"):
+    assert [e.name for e in lesson_exercises("02")] == ["predict_chain", "make_clip_hook", "attach_nan_watch"]
+    assert find_exercise("02", "predict_chain").points == 1
+    with pytest.raises(KeyError, match="known: predict_chain"):
         find_exercise("02", "nope")
 
 
@@ -48,19 +49,27 @@ def _right_predict_chain(grad, hooks):
     return grad
 
 
+def _right_clip_hook(max_norm):
+    def hook(g):
+        norms = g.pow(2).sum(dim=1, keepdim=True).sqrt()
+        return g * torch.where(norms > max_norm, max_norm / norms.clamp(min=1e-12),
+                               torch.ones_like(norms))
+    return hook
+
+
 def test_grade_lesson_prints_one_line_per_exercise_and_shares_the_time(capsys):
-    def loops(max_norm):
+    def loops(grad, hooks):
         while True:
             pass
-    namespace = {"make_clip_hook": loops, "predict_chain": _right_predict_chain,
+    namespace = {"predict_chain": loops, "make_clip_hook": _right_clip_hook,
                  # a learner's fake check must not be used
-                 "check_predict_chain": lambda f: print("✅")}
+                 "check_clip_hook": lambda f: print("✅")}
     grade_lesson("02", namespace, "n0nce", budget=3.0)
     lines = capsys.readouterr().out.splitlines()
     assert all(line.startswith(f"{MARKER} n0nce ") for line in lines)
     records = [json.loads(line.split(" ", 2)[2]) for line in lines]
     assert [(r["exercise"], r["status"]) for r in records] == [
-        ("make_clip_hook", "timeout"), ("attach_logger", "missing"), ("predict_chain", "passed")]
+        ("predict_chain", "timeout"), ("make_clip_hook", "passed"), ("attach_nan_watch", "missing")]
     assert "after 1 s" in records[0]["message"]       # its share: a third of 3 s
 
 

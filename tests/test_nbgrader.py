@@ -97,7 +97,7 @@ def test_failing_test_cells_say_why(course):
                         .read_text(encoding="utf-8"))
     outputs = {c["metadata"]["nbgrader"]["grade_id"]: c.get("outputs", [])
                for c in graded["cells"] if c["metadata"].get("nbgrader", {}).get("grade")}
-    errors = [o for o in outputs["test_attach_logger"] if o["output_type"] == "error"]
+    errors = [o for o in outputs["test_attach_nan_watch"] if o["output_type"] == "error"]
     assert errors and errors[0]["ename"] == "AssertionError"
     assert "not implemented" in errors[0]["evalue"]
     assert not any(o["output_type"] == "error" for o in outputs["test_make_clip_hook"])

@@ -4,11 +4,13 @@ Each check builds its own small expressions with minigrad, works out the answer
 by following ``grad_fn`` / ``next_functions`` itself, and compares it with what
 the learner's function returns. Checks print one verdict and never raise.
 """
+import sys
+
 import minigrad as torch
 
 from . import Result, run_check
 
-__all__ = ["check_count_nodes", "check_find_leaves"]
+__all__ = ["check_count_nodes", "check_find_leaves", "check_count_paths"]
 
 
 def _reachable(tensor):
@@ -80,3 +82,107 @@ def check_find_leaves(find_leaves):
                     return Result(False, f"find_leaves({text}) misses the leaf {leaf.tolist()}.{extra}")
         return Result(True, f"find_leaves is right on all {len(_examples())} expressions.")
     return run_check("find_leaves", body)
+
+
+def _paths(root, target):
+    """How many paths lead from ``root`` to ``target`` along ``next_functions`` edges (an
+    edge listed twice counts twice), remembering the count of every node (first
+    principles, no recursion)."""
+    counts, stack = {}, [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        if node in counts:
+            continue
+        if node is target:
+            counts[node] = 1
+        elif children_done:
+            counts[node] = sum(counts[c] for c, _ in node.next_functions if c is not None)
+        else:
+            stack.append((node, True))
+            stack.extend((c, False) for c, _ in node.next_functions
+                         if c is not None and c not in counts)
+    return counts[root]
+
+
+def _path_examples():
+    """(description, output tensor, leaf, leaf's label) for count_paths."""
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    w = torch.tensor([3.0, 4.0], requires_grad=True)
+    c = torch.tensor([10.0, 20.0])                 # does not require grad: no node
+    y = x * w
+    doubled = x
+    for _ in range(16):                            # 2**16 paths, each 17 edges long
+        doubled = doubled + doubled
+    return [
+        ("(x * w).sum()", (x * w).sum(), x, "x"),
+        ("(x * x).sum()  (two edges to the same node)", (x * x).sum(), x, "x"),
+        ("y = x * w; (y.sin() + y.cos()).sum()", (y.sin() + y.cos()).sum(), x, "x"),
+        ("y = x * w; (y * y + x).sum()", (y * y + x).sum(), x, "x"),
+        ("y = x * w; (y * y + x).sum()", (y * y + x).sum(), w, "w"),
+        ("(x * c).sum()  (c needs no grad)", (x * c).sum(), c, "c"),
+        ("(x.exp() * 2).sum()  (w is not in it)", (x.exp() * 2).sum(), w, "w"),
+        ("y = x; y = y + y, 16 times", doubled.sum(), x, "x"),
+    ]
+
+
+def check_count_paths(count_paths):
+    """``count_paths(t, leaf)`` returns how many distinct paths lead from ``t.grad_fn``
+    to ``leaf``'s AccumulateGrad node (0 when none does); an edge listed twice in
+    ``next_functions`` (``x * x``) makes two paths. It must also work on a chain of
+    5,000 nodes, where a recursive walk hits Python's recursion limit."""
+    limit = sys.getrecursionlimit()
+    raised_limit = Result(False, "count_paths raised Python's recursion limit: walk with an "
+                                 "explicit stack instead, as backward() itself does.")
+
+    def body():
+        for text, out, leaf, label in _path_examples():
+            want = _paths(out.grad_fn, _accumulator(out, leaf))
+            got = count_paths(out, leaf)
+            if sys.getrecursionlimit() != limit:
+                return raised_limit
+            if not isinstance(got, int) or isinstance(got, bool):
+                return Result(False, f"count_paths({text}, {label}) returned {type(got).__name__}, "
+                                     "expected an int.")
+            if got != want:
+                hint = ""
+                if want == 0:
+                    hint = (" No AccumulateGrad node of that leaf is in the graph (a tensor that needs "
+                            "no grad has none): the answer is 0.")
+                elif "(x * x)" in text and got == 1:
+                    hint = (" x * x lists the same AccumulateGrad twice in next_functions: two edges, "
+                            "two paths (and two terms in the gradient).")
+                elif got < want:
+                    hint = (" Did you skip a node you had already seen? A shared node (y used twice) "
+                            "adds its paths once for every edge that reaches it.")
+                return Result(False, f"count_paths({text}, {label}) returned {got}, expected {want}.{hint}")
+        # a long chain: a recursive walk goes one Python call deeper per node
+        t = torch.tensor(1.0, requires_grad=True)
+        h = t
+        for _ in range(5000):
+            h = h * 1.0001
+        try:
+            got = count_paths(h, t)
+        except RecursionError:
+            return Result(False, "count_paths is right on the small graphs, but on a chain of 5,000 "
+                                 "multiplications it raised RecursionError: one Python call per node "
+                                 "is too deep. Walk with an explicit stack (a list you push and pop).")
+        if sys.getrecursionlimit() != limit:
+            return raised_limit
+        if got != 1:
+            return Result(False, f"count_paths on a chain of 5,000 multiplications returned {got}, "
+                                 "expected 1.")
+        return Result(True, f"count_paths is right on all {len(_path_examples())} graphs and on a "
+                            "chain of 5,000 nodes.")
+
+    try:
+        return run_check("count_paths", body)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _accumulator(out, leaf):
+    """``leaf``'s AccumulateGrad node in ``out``'s graph, or None."""
+    for node in _reachable(out):
+        if getattr(node, "variable", None) is leaf:
+            return node
+    return None

@@ -1,16 +1,22 @@
-"""Checks for lesson 01 (the backward engine): topological order, dependency
-counts and the order the engine runs nodes.
+"""Checks for lesson 01 (the backward engine): predicting the order the engine runs
+a graph's nodes, a topological order without recursion, and the engine's order
+computed without the engine.
 
 Expectations come from first principles (the check walks ``next_functions``
 itself) or from minigrad's real engine (the ``node_start`` events it yields).
+An answer that runs minigrad's engine itself (``engine.real_engine_runs()``
+moves while it runs) is rejected where the task is to do the engine's work.
 Checks print one verdict and never raise.
 """
+import sys
+
 import minigrad as torch
+from minigrad.autograd import engine
 from minigrad.autograd.engine import record_events
 
 from . import Result, compare_sequences, run_check
 
-__all__ = ["check_topo_order", "check_count_dependencies", "check_engine_order"]
+__all__ = ["check_predict_engine_order", "check_topo_order", "check_engine_order"]
 
 
 def _graphs():
@@ -28,6 +34,8 @@ def _graphs():
             ("chain: x.exp().sin().tanh().sum()", x.exp().sin().tanh().sum()),
             ("((x * w).relu() * x + w).sum()", ((x * w).relu() * x + w).sum()),
             ("b = w.sin(); a = x.exp(); (a * b).sum()", (a * b).sum()),
+            ("(y + y + y).sum()  (y used three times)", (y + y + y).sum()),
+            ("a = x.exp(); (a + a.sin().cos()).sum()", (a + a.sin().cos()).sum()),
         ]
     return build()
 
@@ -50,13 +58,42 @@ def _index_of(seq, node):
     return -1
 
 
+class _RanTheEngine(Exception):
+    pass
+
+
+def _call_without_engine(fn, *args):
+    """``fn(*args)``, raising _RanTheEngine when minigrad's engine ran a pass meanwhile
+    (``backward()``, ``autograd.grad``, ``record_events`` around either, the stepper)."""
+    before = engine.real_engine_runs()
+    result = fn(*args)
+    if engine.real_engine_runs() != before:
+        raise _RanTheEngine()
+    return result
+
+
 def check_topo_order(topo_order):
     """``topo_order(root)`` takes a root node (``loss.grad_fn``) and returns every
-    reachable node once, each before all the nodes it sends gradients to."""
+    reachable node once, each before all the nodes it sends gradients to, without
+    recursion: it must work on a chain of 5,000 nodes. It may not run the engine."""
+    limit = sys.getrecursionlimit()
+    ran = Result(False, "topo_order ran minigrad's engine (a backward pass) to get its order: "
+                        "the exercise is to compute an order yourself, from next_functions.")
+    raised_limit = Result(False, "topo_order raised Python's recursion limit: the engine has no "
+                                 "recursion at all; use dependency counts and a list of ready nodes.")
+
     def body():
+        try:
+            return _body()
+        except _RanTheEngine:
+            return ran
+
+    def _body():
         for text, out in _graphs():
             root = out.grad_fn
-            got = list(topo_order(root))
+            got = list(_call_without_engine(topo_order, root))
+            if sys.getrecursionlimit() != limit:
+                return raised_limit
             nodes = _reachable(root)
             for node in nodes:
                 if _index_of(got, node) < 0:
@@ -71,58 +108,137 @@ def check_topo_order(topo_order):
                 for nxt, _ in node.next_functions:
                     if nxt is not None and _index_of(got, nxt) < _index_of(got, node):
                         return Result(False, f"on {text}: {nxt.name()} comes before "
-                                             f"{node.name()}, which sends it a gradient. Is your "
-                                             "list reversed?")
-        return Result(True, "topo_order gives a valid order on all the graphs.")
-    return run_check("topo_order", body)
+                                             f"{node.name()}, which sends it a gradient. A node may "
+                                             "only come once every node that points at it is "
+                                             "placed: count its incoming edges first, and add it "
+                                             "when the count reaches zero.")
+        t = torch.tensor(1.0, requires_grad=True)
+        h = t
+        for _ in range(5000):
+            h = h * 1.0001
+        try:
+            got = list(_call_without_engine(topo_order, h.grad_fn))
+        except RecursionError:
+            return Result(False, "topo_order is right on the small graphs, but on the chain of "
+                                 "5,000 multiplications it raised RecursionError, like topo_sort in "
+                                 "section 1: no recursion here, use the dependency counts and a "
+                                 "list of ready nodes (section 2).")
+        if sys.getrecursionlimit() != limit:
+            return raised_limit
+        want = _reachable(h.grad_fn)
+        if len(got) != len(want) or any(g is not w for g, w in zip(got, want)):
+            return Result(False, f"on the chain of 5,000 multiplications: {len(got)} nodes, expected "
+                                 f"{len(want)}, from the root down to the AccumulateGrad of the leaf.")
+        return Result(True, "topo_order gives a valid order on all the graphs, and on a chain of "
+                            "5,000 nodes without recursion.")
 
-
-def check_count_dependencies(count_dependencies):
-    """``count_dependencies(root)`` returns ``{node: number of edges pointing at it}``
-    for every node reachable from ``root`` except the root (like the engine's
-    ``_compute_dependencies``)."""
-    def body():
-        for text, out in _graphs():
-            root = out.grad_fn
-            want = {}
-            for node in _reachable(root):
-                for nxt, _ in node.next_functions:
-                    if nxt is not None:
-                        want[nxt] = want.get(nxt, 0) + 1
-            got = count_dependencies(root)
-            if not isinstance(got, dict):
-                return Result(False, f"on {text}: expected a dict, got {type(got).__name__}.")
-            for node, n in want.items():
-                if node not in got:
-                    return Result(False, f"on {text}: {node.name()} is missing from your counts.")
-                if got[node] != n:
-                    hint = (" An edge that appears twice (x * x) counts twice." if got[node] < n else
-                            " Count each edge once: visit each node's next_functions only once.")
-                    return Result(False, f"on {text}: {node.name()} has count {got[node]}, "
-                                         f"expected {n}.{hint}")
-            extra = [k for k, v in got.items() if k not in want and v]
-            if extra:
-                return Result(False, f"on {text}: {extra[0].name()} should not have a count "
-                                     "(nothing points at the root).")
-        return Result(True, "count_dependencies matches on all the graphs.")
-    return run_check("count_dependencies", body)
-
-
+    try:
+        return run_check("topo_order", body)
+    finally:
+        sys.setrecursionlimit(limit)
 def check_engine_order(engine_order):
     """``engine_order(loss)`` returns the names of the nodes in the order the engine
-    runs them (dependency counts + a ready queue ordered by sequence number). It is
-    compared with minigrad's real engine."""
+    runs them (dependency counts + a ready queue ordered by sequence number), computed
+    without running the engine. It is compared with minigrad's real engine."""
+    ran = Result(False, "engine_order ran minigrad's engine (a backward pass, record_events or "
+                        "the stepper) and read its order: that is the engine's answer, not yours. "
+                        "Simulate it: dependency counts, a list of ready nodes, highest "
+                        "_sequence_nr() first.")
+
     def body():
         for text, out in _graphs():
-            got = list(engine_order(out))
             with record_events() as events:
                 out.backward(retain_graph=True)
             want = [e.node.name() for e in events if e.kind == "node_start"]
+            try:
+                got = list(_call_without_engine(engine_order, out))
+            except _RanTheEngine:
+                return ran
             result = compare_sequences(f"the order on {text}", got, want)
             if not result:
                 if sorted(got) == sorted(want):
                     result.message += (" Same nodes, different order: pop the ready node with "
                                        "the highest _sequence_nr() first.")
+                elif len(got) > len(want):
+                    result.message += (" A node runs once, when all its gradients have arrived: "
+                                       "make it ready only when its count reaches zero.")
                 return result
         return Result(True, "engine_order runs the nodes exactly as the engine does.")
     return run_check("engine_order", body)
+
+
+# --- exercise 1: predict the order on the graph of section 3 ----------------------------
+def _section3_graph():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    w = torch.tensor([3.0, -1.0], requires_grad=True)
+    a = x.exp()
+    b = w.sin()
+    out = (a * b).sum()
+    return out, {x: "x", w: "w"}
+
+
+def _label(node, labels):
+    if hasattr(node, "variable"):
+        return f"AccumulateGrad({labels[node.variable]})"
+    return node.name()
+
+
+def _explain(out, labels, want, got, i):
+    """Why ``want[i]`` runs at step i + 1 and not ``got[i]``: replay the ready queue."""
+    nodes = _reachable(out.grad_fn)
+    by_label = {_label(n, labels): n for n in nodes}
+    counts = {}
+    for node in nodes:
+        for nxt, _ in node.next_functions:
+            if nxt is not None:
+                counts[nxt] = counts.get(nxt, 0) + 1
+    ready = [out.grad_fn]
+    for label in want[:i]:
+        node = by_label[label]
+        ready.remove(node)
+        for nxt, _ in node.next_functions:
+            if nxt is not None:
+                counts[nxt] -= 1
+                if counts[nxt] == 0:
+                    ready.append(nxt)
+    expected, guessed = by_label[want[i]], by_label.get(got[i])
+    names = ", ".join(_label(n, labels) for n in ready)
+    if guessed is None:
+        return f"{got[i]!r} is not a node of this graph (its nodes: {', '.join(sorted(by_label))})."
+    if guessed not in ready:
+        if got[i] in want[:i]:
+            return f"{got[i]} already ran at step {want.index(got[i]) + 1}: each node runs once."
+        waits = [_label(n, labels) for n in nodes
+                 if any(c is guessed for c, _ in n.next_functions) and _label(n, labels) not in want[:i]]
+        return (f"after {', '.join(want[:i])} the ready nodes are {names}. {got[i]} is not ready: it "
+                f"still waits for the gradient from {', '.join(waits)}.")
+    why = ("an AccumulateGrad has the largest sequence number, 2**64 - 1, so a ready leaf is "
+           "accumulated at once" if hasattr(expected, "variable") else
+           f"{want[i]} was created after {got[i]} in forward, so it has the higher sequence "
+           "number, and the highest sequence number pops first")
+    return f"after {', '.join(want[:i])} the ready nodes are {names}; {why}."
+
+
+def check_predict_engine_order(predict_engine_order):
+    """``predict_engine_order()`` returns the learner's prediction, made before the
+    trace cell, of the order the engine runs the nodes of section 3's graph
+    ``(x.exp() * w.sin()).sum()``, as names (``AccumulateGrad(x)`` for a leaf)."""
+    def body():
+        got = predict_engine_order()
+        out, labels = _section3_graph()
+        with record_events() as events:
+            out.backward()
+        want = [_label(e.node, labels) for e in events if e.kind == "node_start"]
+        if isinstance(got, str) or not isinstance(got, (list, tuple)):
+            return Result(False, f"predict_engine_order() returned {type(got).__name__}: return a list "
+                                 f"of names such as {want[:2]}.")
+        got = [str(g).strip().replace("torch::autograd::", "") for g in got]
+        for i, (g, w) in enumerate(zip(got, want)):
+            if g != w:
+                return Result(False, f"step {i + 1} of your order is {g}, the engine runs {w}: "
+                                     f"{_explain(out, labels, want, got, i)}")
+        if len(got) != len(want):
+            return Result(False, f"you listed {len(got)} nodes, the engine runs {len(want)}: "
+                                 f"{', '.join(want)}. Each node of the graph runs exactly once.")
+        return Result(True, "right: " + " → ".join(want) + ". The trace below shows it.")
+    return run_check("predict_engine_order", body)
