@@ -150,6 +150,22 @@ from minigrad.autograd.graph import register_multi_grad_hook
 from minigrad.exercises import lesson05 as l05
 
 
+def test_l05_predict_counts(capsys):
+    assert verdict(l05.check_predict_counts, lambda: {"tensor hooks": 3, "all": 2, "any": 2}, capsys)[0]
+    # w used twice in pass 1: its hook still fires once
+    ok, msg = verdict(l05.check_predict_counts, lambda: {"tensor hooks": 4, "all": 2, "any": 2}, capsys)
+    assert not ok and "tensor hooks: you said 4, it is 3" in msg and "once per pass" in msg
+    assert "pass 3 reaches neither w nor v" in msg and "'all'" not in msg
+    # a pass that reaches neither tensor calls neither multi-grad hook
+    ok, msg = verdict(l05.check_predict_counts, lambda: {"tensor hooks": 3, "all": 3, "any": 3}, capsys)
+    assert not ok and "'all': you said 3, it is 2" in msg and "'any': you said 3, it is 2" in msg
+    assert "reaches none fires no inner tensor hook" in msg
+    ok, msg = verdict(l05.check_predict_counts, lambda: [3, 2, 2], capsys)
+    assert not ok and "return a dict" in msg
+    ok, msg = verdict(l05.check_predict_counts, stub, capsys)
+    assert not ok and "not implemented yet" in msg
+
+
 def _norm(grads):
     return sum(float((g.numpy() ** 2).sum()) for g in grads if g is not None) ** 0.5
 
@@ -241,6 +257,16 @@ def test_l05_my_all_hook(capsys):
     assert not ok and "in the order they arrived" in msg
     ok, msg = verdict(l05.check_my_all_hook, stub, capsys)
     assert not ok and "not implemented yet" in msg
+
+
+def test_l05_my_all_hook_rejects_the_real_one(capsys):
+    # the real register_multi_grad_hook passes every scenario: the check must see the call,
+    # however it was imported
+    from minigrad.autograd import graph
+    for real in (register_multi_grad_hook, graph.register_multi_grad_hook):
+        ok, msg = verdict(l05.check_my_all_hook, lambda tensors, fn: real(tensors, fn), capsys)
+        assert not ok and "calls register_multi_grad_hook" in msg
+    assert graph._MultiHandle.__name__ == "_MultiHandle"       # the spy is gone afterwards
 
 
 # --- lesson 06 ---------------------------------------------------------------------------

@@ -71,6 +71,7 @@ _TABLE = [
     ("04", "find_failing_node",        "check_find_failing_node",        "core"),
     ("04", "scale_post_hook",          "check_scale_post_hook",          "warm-up"),
     ("04", "replay",                   "check_replay",                   "stretch"),
+    ("05", "predict_counts",           "check_predict_counts",           "warm-up"),
     ("05", "grad_norm_when_ready",     "check_grad_norm_when_ready",     "core"),
     ("05", "my_all_hook",              "check_my_all_hook",              "stretch"),
     ("06", "count_saved",              "check_count_saved",              "warm-up"),
