@@ -274,35 +274,26 @@ from minigrad.autograd.graph import saved_tensors_hooks
 from minigrad.exercises import lesson06 as l06
 
 
-def count_right(fn, x):
-    n = [0]
-
-    def pack(t):
-        n[0] += 1
-        return t
-    with saved_tensors_hooks(pack, lambda p: p):
-        fn(x)
-    return n[0]
+PREDICTED = (["outer", "inner", "inner", "outer"], ["outer", "inner", "inner", "outer"])
 
 
-def count_at_unpack(fn, x):
-    n = [0]
-
-    def unpack(p):
-        n[0] += 1
-        return p
-    with saved_tensors_hooks(lambda t: t, unpack):
-        fn(x)
-    return n[0]
-
-
-def test_l06_count_saved(capsys):
-    assert verdict(l06.check_count_saved, count_right, capsys)[0]
-    ok, msg = verdict(l06.check_count_saved, count_at_unpack, capsys)
-    assert not ok and "unpack only runs in backward" in msg
-    ok, msg = verdict(l06.check_count_saved, lambda fn, x: float(count_right(fn, x)), capsys)
-    assert not ok and "return an int" in msg
-    ok, msg = verdict(l06.check_count_saved, stub, capsys)
+def test_l06_predict_nested(capsys):
+    assert verdict(l06.check_predict_nested, lambda: PREDICTED, capsys)[0]
+    # chaining: y * y packed by outer and inner
+    chained = (["outer", "outer", "inner", "outer", "inner", "outer"], PREDICTED[1])
+    ok, msg = verdict(l06.check_predict_nested, lambda: chained, capsys)
+    assert not ok and "the pack calls" in msg and "4 values are saved" in msg
+    assert "the innermost" in msg
+    # the context around backward() taken for unpack
+    ok, msg = verdict(l06.check_predict_nested, lambda: (PREDICTED[0], ["during backward"] * 4), capsys)
+    assert not ok and "the unpack calls" in msg and "context around backward() is never used" in msg
+    # unpacks in forward order by context rather than backward's node order
+    ok, msg = verdict(l06.check_predict_nested,
+                      lambda: (PREDICTED[0], ["outer", "outer", "inner", "inner"]), capsys)
+    assert not ok and "node created last first" in msg
+    ok, msg = verdict(l06.check_predict_nested, lambda: PREDICTED[0], capsys)
+    assert not ok and "return two lists of tags" in msg
+    ok, msg = verdict(l06.check_predict_nested, stub, capsys)
     assert not ok and "not implemented yet" in msg
 
 
@@ -337,53 +328,118 @@ def test_l06_half_precision_hooks(capsys):
     assert not ok and "not implemented yet" in msg
 
 
-def checkpoint_right(fn, x):
-    keys, rebuilt = [0], []
+def make_checkpoint(rng=True, restore=True, grad_mode=True, requires_grad=True, cache=True):
+    """A from-scratch checkpoint; each flag off is one plausible mistake."""
+    def checkpoint(fn, *args):
+        forward_state = l06.get_rng_state()
+        keys, rebuilt = [0], []
 
-    def pack(t):
-        keys[0] += 1
-        return keys[0] - 1
+        def pack(t):
+            keys[0] += 1
+            return keys[0] - 1
 
-    def unpack(i):
-        if not rebuilt:
-            with saved_tensors_hooks(lambda t: rebuilt.append(t) or len(rebuilt) - 1,
-                                     lambda j: rebuilt[j]):
-                with torch.enable_grad():
-                    fn(x.detach().requires_grad_(x.requires_grad))
-        return rebuilt[i]
-    with saved_tensors_hooks(pack, unpack):
-        return fn(x)
-
-
-def checkpoint_every_unpack(fn, x):
-    keys = [0]
-
-    def pack(t):
-        keys[0] += 1
-        return keys[0] - 1
-
-    def unpack(i):
-        rebuilt = []
-        with saved_tensors_hooks(lambda t: rebuilt.append(t) or len(rebuilt) - 1, lambda j: rebuilt[j]):
-            with torch.enable_grad():
-                fn(x.detach())
-        return rebuilt[i]
-    with saved_tensors_hooks(pack, unpack):
-        return fn(x)
+        def unpack(i):
+            if not rebuilt or not cache:
+                rebuilt.clear()
+                now = l06.get_rng_state()
+                if rng:
+                    l06.set_rng_state(forward_state)
+                inputs = [a.detach().requires_grad_(a.requires_grad and requires_grad)
+                          for a in args]
+                with saved_tensors_hooks(lambda t: rebuilt.append(t) or len(rebuilt) - 1,
+                                         lambda j: rebuilt[j]):
+                    with torch.enable_grad() if grad_mode else torch.no_grad():
+                        fn(*inputs)
+                if restore:
+                    l06.set_rng_state(now)
+            return rebuilt[i]
+        with saved_tensors_hooks(pack, unpack):
+            return fn(*args)
+    return checkpoint
 
 
-def checkpoint_keeps_everything(fn, x):
-    return fn(x)
+def checkpoint_keeps_everything(fn, *args):
+    return fn(*args)
+
+
+def checkpoint_reseeds(fn, *args):
+    torch.manual_seed(0)
+    return make_checkpoint()(fn, *args)
+
+
+def checkpoint_first_output_only(fn, *args):
+    out = make_checkpoint()(fn, *args)
+    return out[0] if isinstance(out, tuple) else out
 
 
 def test_l06_checkpoint(capsys):
-    assert verdict(l06.check_checkpoint, checkpoint_right, capsys)[0]
+    assert verdict(l06.check_checkpoint, make_checkpoint(), capsys)[0]
     ok, msg = verdict(l06.check_checkpoint, checkpoint_keeps_everything, capsys)
-    assert not ok and "still holds 768 bytes" in msg
-    ok, msg = verdict(l06.check_checkpoint, checkpoint_every_unpack, capsys)
+    assert not ok and "holds 768 bytes of saved activations" in msg
+    ok, msg = verdict(l06.check_checkpoint, make_checkpoint(cache=False), capsys)
     assert not ok and "expected once" in msg
+    ok, msg = verdict(l06.check_checkpoint, checkpoint_first_output_only, capsys)
+    assert not ok and "two inputs" in msg and "return fn's result as it is" in msg
     ok, msg = verdict(l06.check_checkpoint, stub, capsys)
     assert not ok and "not implemented yet" in msg
+
+
+def test_l06_checkpoint_rng(capsys):
+    ok, msg = verdict(l06.check_checkpoint, make_checkpoint(rng=False), capsys)
+    assert not ok and "dropout" in msg and "another dropout mask" in msg and "set_rng_state" in msg
+    ok, msg = verdict(l06.check_checkpoint, make_checkpoint(restore=False), capsys)
+    assert not ok and "the gradients are right, but after backward the generator" in msg
+    ok, msg = verdict(l06.check_checkpoint, checkpoint_reseeds, capsys)
+    assert not ok and "output 0 differs" in msg and "don't re-seed" in msg
+    # the check leaves the generator as it found it
+    torch.manual_seed(3)
+    expected = torch.rand(4).tolist()
+    torch.manual_seed(3)
+    verdict(l06.check_checkpoint, make_checkpoint(), capsys)
+    assert torch.rand(4).tolist() == expected
+
+
+def test_l06_checkpoint_crash_becomes_advice(capsys):
+    # backward runs with grad mode off: a recompute without enable_grad saves nothing
+    ok, msg = verdict(l06.check_checkpoint, make_checkpoint(grad_mode=False), capsys)
+    assert not ok and "IndexError" in msg and "ecompute under enable_grad()" in msg
+    assert "backward runs with grad mode off" in msg
+    # inputs that no longer require grad: the ops save fewer tensors
+    ok, msg = verdict(l06.check_checkpoint, make_checkpoint(requires_grad=False), capsys)
+    assert not ok and "IndexError" in msg and "requires_grad_(t.requires_grad)" in msg
+
+    def raises_runtime(fn, *args):
+        def unpack(i):
+            raise RuntimeError("no saved tensor here")
+        with saved_tensors_hooks(lambda t: 0, unpack):
+            return fn(*args)
+    ok, msg = verdict(l06.check_checkpoint, raises_runtime, capsys)
+    assert not ok and "RuntimeError: no saved tensor here" in msg and "enable_grad()" in msg
+
+
+def test_l06_checkpoint_rejects_ready_made_ones(capsys):
+    from minigrad.utils import checkpoint as ckpt
+    from minigrad.utils.checkpoint import checkpoint as imported_early
+    for variant in (False, True):
+        for real in (imported_early, ckpt.checkpoint):
+            ok, msg = verdict(l06.check_checkpoint,
+                              lambda fn, *a, real=real: real(fn, *a, use_reentrant=variant), capsys)
+            assert not ok and "calls minigrad.utils.checkpoint.checkpoint" in msg
+    assert ckpt._Frame.__name__ == "_Frame" and ckpt.CheckpointFunction.__name__ == "CheckpointFunction"
+
+    # section 5's helper, defined in the learner's namespace, then called by the answer
+    helper_right = make_checkpoint()
+    namespace = {"checkpoint": lambda fn, x: helper_right(fn, x)}
+    exec("def my_checkpoint(fn, *args):\n"
+         "    return checkpoint(lambda x: fn(x, *args[1:]), args[0])\n", namespace)
+    original = namespace["checkpoint"]
+    ok, msg = verdict(l06.check_checkpoint, namespace["my_checkpoint"], capsys)
+    assert not ok and "calls the checkpoint helper of section 5" in msg
+    assert namespace["checkpoint"] is original           # put back after the check
+    # ... also when the helper crashes on several inputs
+    exec("def my_checkpoint(fn, *args):\n    return checkpoint(fn, *args)\n", namespace)
+    ok, msg = verdict(l06.check_checkpoint, namespace["my_checkpoint"], capsys)
+    assert not ok and "calls the checkpoint helper of section 5" in msg
 
 
 # --- lesson 07 ---------------------------------------------------------------------------

@@ -74,7 +74,7 @@ _TABLE = [
     ("05", "predict_counts",           "check_predict_counts",           "warm-up"),
     ("05", "grad_norm_when_ready",     "check_grad_norm_when_ready",     "core"),
     ("05", "my_all_hook",              "check_my_all_hook",              "stretch"),
-    ("06", "count_saved",              "check_count_saved",              "warm-up"),
+    ("06", "predict_nested",           "check_predict_nested",           "warm-up"),
     ("06", "half_precision_hooks",     "check_half_precision_hooks",     "core"),
     ("06", "my_checkpoint",            "check_checkpoint",               "stretch"),
     ("07", "call_once_after_backward", "check_call_once_after_backward", "core"),
