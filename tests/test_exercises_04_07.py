@@ -20,88 +20,70 @@ def verdict(check, fn, capsys):
 from minigrad.exercises import lesson04 as l04
 
 
-def find_failing_pre(loss):
-    running = []
-    for node in graph_nodes(loss):
-        node.register_prehook(lambda go, node=node: running.append(node.name()))
-    try:
-        loss.backward()
-    except RuntimeError:
-        return running[-1]
-    return None
-
-
-def find_failing_post(loss):          # the seed's first attempt: last success, not the culprit
-    done = []
-    for node in graph_nodes(loss):
-        node.register_hook(lambda gi, go, node=node: done.append(node.name()))
-    try:
-        loss.backward()
-    except RuntimeError:
-        return done[-1] if done else "nothing"
-    return None
-
-
-def find_failing_uncaught(loss):
-    for node in graph_nodes(loss):
-        node.register_prehook(lambda go: None)
-    loss.backward()
-    return None
-
-
-def test_l04_find_failing_node(capsys):
-    assert verdict(l04.check_find_failing_node, find_failing_pre, capsys)[0]
-    ok, msg = verdict(l04.check_find_failing_node, find_failing_post, capsys)
-    assert not ok and "last node that *finished*" in msg and "register_prehook" in msg
-    ok, msg = verdict(l04.check_find_failing_node, find_failing_uncaught, capsys)
-    assert not ok and "escaped" in msg
-    ok, msg = verdict(l04.check_find_failing_node, lambda loss: [find_failing_pre(loss)], capsys)
-    assert not ok and "return one node name (a str)" in msg
-    ok, msg = verdict(l04.check_find_failing_node, stub, capsys)
+def test_l04_predict_prehook_none(capsys):
+    right = {"a.grad": [1.0, 1.0], "b.grad": None, "post-hook grad_inputs": (None, None)}
+    assert verdict(l04.check_predict_prehook_none, lambda: right, capsys)[0]
+    # as if (None,) meant "keep" (a tensor hook's None)
+    keep = {"a.grad": [3.0 * np.exp(3.0) + 1, 4.0 * np.exp(8.0) + 1],
+            "b.grad": [np.exp(3.0), 2 * np.exp(8.0)], "post-hook grad_inputs": None}
+    ok, msg = verdict(l04.check_predict_prehook_none, lambda: keep, capsys)
+    assert not ok and "a.grad: you said" in msg and "b.grad: you said" in msg
+    assert "the node still runs" in msg and "a.sum() term" in msg
+    # the node skipped: no post-hook call
+    ok, msg = verdict(l04.check_predict_prehook_none, lambda: {**right, "post-hook grad_inputs": None},
+                      capsys)
+    assert not ok and "post-hook grad_inputs: you said None, it is (None, None)" in msg
+    assert "a.grad" not in msg
+    ok, msg = verdict(l04.check_predict_prehook_none, lambda: {**right, "b.grad": [0.0, 0.0]}, capsys)
+    assert not ok and "b.grad: you said [0.0, 0.0], it is None" in msg
+    ok, msg = verdict(l04.check_predict_prehook_none, lambda: [[1.0, 1.0], None], capsys)
+    assert not ok and "return a dict" in msg
+    ok, msg = verdict(l04.check_predict_prehook_none, stub, capsys)
     assert not ok and "not implemented yet" in msg
 
 
-def scale_right(factor):
-    def hook(gi, go):
-        return tuple(None if g is None else g * factor for g in gi)
-    return hook
+def _has_nan(ts):
+    return any(t is not None and bool(np.isnan(t.numpy()).any()) for t in ts)
 
 
-def scale_ignores_none(factor):
-    def hook(gi, go):
-        return tuple(g * factor for g in gi)
-    return hook
+def make_nan_finder(pick=0, skip_none=True, kind="post"):
+    def first_nan_node(loss):
+        found = []
+        for node in graph_nodes(loss):
+            if kind == "pre":            # what arrives only: finds the node AFTER the culprit
+                node.register_prehook(
+                    lambda go, node=node: found.append(node.name()) if _has_nan(go) else None)
+                continue
+
+            def check(gi, go, node=node):
+                nan_in = (_has_nan(gi) if skip_none
+                          else any(bool(np.isnan(g.numpy()).any()) for g in gi))
+                if nan_in and not _has_nan(go):
+                    found.append(node.name())
+            node.register_hook(check)
+        loss.backward()
+        return found[pick] if found else None
+    return first_nan_node
 
 
-def scale_fills_none(factor):
-    def hook(gi, go):
-        return tuple(torch.ones(2) if g is None else g * factor for g in gi)
-    return hook
+def nan_without_backward(loss):
+    return None
 
 
-def scale_list(factor):
-    def hook(gi, go):
-        return [None if g is None else g * factor for g in gi]
-    return hook
-
-
-def scale_wrong_values(factor):
-    def hook(gi, go):
-        return tuple(None if g is None else g + factor for g in gi)
-    return hook
-
-
-def test_l04_scale_post_hook(capsys):
-    assert verdict(l04.check_scale_post_hook, scale_right, capsys)[0]
-    ok, msg = verdict(l04.check_scale_post_hook, scale_ignores_none, capsys)
-    assert not ok and "Keep None entries as None" in msg
-    ok, msg = verdict(l04.check_scale_post_hook, scale_fills_none, capsys)
-    assert not ok and "can't replace a None gradient" in msg
-    ok, msg = verdict(l04.check_scale_post_hook, scale_list, capsys)
-    assert not ok and "expected tuple, but hook returned 'list'" in msg
-    ok, msg = verdict(l04.check_scale_post_hook, scale_wrong_values, capsys)
-    assert not ok and "a.grad has the right shape but wrong values at index 0" in msg
-    ok, msg = verdict(l04.check_scale_post_hook, stub, capsys)
+def test_l04_first_nan_node(capsys):
+    assert verdict(l04.check_first_nan_node, make_nan_finder(), capsys)[0]
+    ok, msg = verdict(l04.check_first_nan_node, make_nan_finder(pick=-1), capsys)
+    assert not ok and "two NaN-producing ops" in msg and "return the FIRST" in msg
+    ok, msg = verdict(l04.check_first_nan_node, make_nan_finder(kind="pre"), capsys)
+    assert not ok and "expected 'SqrtLogBackward'" in msg and "A post-hook sees both" in msg
+    ok, msg = verdict(l04.check_first_nan_node, make_nan_finder(skip_none=False), capsys)
+    assert not ok and "hit a None" in msg and "skip None entries" in msg
+    ok, msg = verdict(l04.check_first_nan_node, nan_without_backward, capsys)
+    assert not ok and "must run loss.backward() itself" in msg
+    ok, msg = verdict(l04.check_first_nan_node,
+                      lambda loss: [make_nan_finder()(loss)], capsys)
+    assert not ok and "return one node name" in msg
+    ok, msg = verdict(l04.check_first_nan_node, stub, capsys)
     assert not ok and "not implemented yet" in msg
 
 
@@ -110,7 +92,21 @@ def replay_right(node, grad_outputs, input_shapes):
         out = node(*grad_outputs)
     if not isinstance(out, tuple):
         out = (out,)
+    return tuple(None if g is None or s is None else g.sum_to_size(s)
+                 for g, s in zip(out, input_shapes))
+
+
+def replay_ignores_none(node, grad_outputs, input_shapes):       # crashes on a None slot
+    with torch.no_grad():
+        out = node(*grad_outputs)
+    if not isinstance(out, tuple):
+        out = (out,)
     return tuple(g.sum_to_size(s) for g, s in zip(out, input_shapes))
+
+
+def replay_fills_none(node, grad_outputs, input_shapes):         # a zero where the engine has None
+    out = replay_right(node, grad_outputs, input_shapes)
+    return tuple(torch.zeros(1) if g is None else g for g in out)
 
 
 def replay_unreduced(node, grad_outputs, input_shapes):
@@ -141,6 +137,10 @@ def test_l04_replay(capsys):
     assert not ok and "ONE input" in msg and "wrap it in a tuple" in msg
     ok, msg = verdict(l04.check_replay, replay_grad_mode, capsys)
     assert not ok and "torch.no_grad()" in msg
+    ok, msg = verdict(l04.check_replay, replay_ignores_none, capsys)
+    assert not ok and "Python scalar" in msg and "hit a None" in msg and "keep it None" in msg
+    ok, msg = verdict(l04.check_replay, replay_fills_none, capsys)
+    assert not ok and "gradient 1 should be None" in msg and "(None, 0)" in msg
     ok, msg = verdict(l04.check_replay, stub, capsys)
     assert not ok and "not implemented yet" in msg
 
