@@ -20,88 +20,70 @@ def verdict(check, fn, capsys):
 from minigrad.exercises import lesson04 as l04
 
 
-def find_failing_pre(loss):
-    running = []
-    for node in graph_nodes(loss):
-        node.register_prehook(lambda go, node=node: running.append(node.name()))
-    try:
-        loss.backward()
-    except RuntimeError:
-        return running[-1]
-    return None
-
-
-def find_failing_post(loss):          # the seed's first attempt: last success, not the culprit
-    done = []
-    for node in graph_nodes(loss):
-        node.register_hook(lambda gi, go, node=node: done.append(node.name()))
-    try:
-        loss.backward()
-    except RuntimeError:
-        return done[-1] if done else "nothing"
-    return None
-
-
-def find_failing_uncaught(loss):
-    for node in graph_nodes(loss):
-        node.register_prehook(lambda go: None)
-    loss.backward()
-    return None
-
-
-def test_l04_find_failing_node(capsys):
-    assert verdict(l04.check_find_failing_node, find_failing_pre, capsys)[0]
-    ok, msg = verdict(l04.check_find_failing_node, find_failing_post, capsys)
-    assert not ok and "last node that *finished*" in msg and "register_prehook" in msg
-    ok, msg = verdict(l04.check_find_failing_node, find_failing_uncaught, capsys)
-    assert not ok and "escaped" in msg
-    ok, msg = verdict(l04.check_find_failing_node, lambda loss: [find_failing_pre(loss)], capsys)
-    assert not ok and "return one node name (a str)" in msg
-    ok, msg = verdict(l04.check_find_failing_node, stub, capsys)
+def test_l04_predict_prehook_none(capsys):
+    right = {"a.grad": [1.0, 1.0], "b.grad": None, "post-hook grad_inputs": (None, None)}
+    assert verdict(l04.check_predict_prehook_none, lambda: right, capsys)[0]
+    # as if (None,) meant "keep" (a tensor hook's None)
+    keep = {"a.grad": [3.0 * np.exp(3.0) + 1, 4.0 * np.exp(8.0) + 1],
+            "b.grad": [np.exp(3.0), 2 * np.exp(8.0)], "post-hook grad_inputs": None}
+    ok, msg = verdict(l04.check_predict_prehook_none, lambda: keep, capsys)
+    assert not ok and "a.grad: you said" in msg and "b.grad: you said" in msg
+    assert "the node still runs" in msg and "a.sum() term" in msg
+    # the node skipped: no post-hook call
+    ok, msg = verdict(l04.check_predict_prehook_none, lambda: {**right, "post-hook grad_inputs": None},
+                      capsys)
+    assert not ok and "post-hook grad_inputs: you said None, it is (None, None)" in msg
+    assert "a.grad" not in msg
+    ok, msg = verdict(l04.check_predict_prehook_none, lambda: {**right, "b.grad": [0.0, 0.0]}, capsys)
+    assert not ok and "b.grad: you said [0.0, 0.0], it is None" in msg
+    ok, msg = verdict(l04.check_predict_prehook_none, lambda: [[1.0, 1.0], None], capsys)
+    assert not ok and "return a dict" in msg
+    ok, msg = verdict(l04.check_predict_prehook_none, stub, capsys)
     assert not ok and "not implemented yet" in msg
 
 
-def scale_right(factor):
-    def hook(gi, go):
-        return tuple(None if g is None else g * factor for g in gi)
-    return hook
+def _has_nan(ts):
+    return any(t is not None and bool(np.isnan(t.numpy()).any()) for t in ts)
 
 
-def scale_ignores_none(factor):
-    def hook(gi, go):
-        return tuple(g * factor for g in gi)
-    return hook
+def make_nan_finder(pick=0, skip_none=True, kind="post"):
+    def first_nan_node(loss):
+        found = []
+        for node in graph_nodes(loss):
+            if kind == "pre":            # what arrives only: finds the node AFTER the culprit
+                node.register_prehook(
+                    lambda go, node=node: found.append(node.name()) if _has_nan(go) else None)
+                continue
+
+            def check(gi, go, node=node):
+                nan_in = (_has_nan(gi) if skip_none
+                          else any(bool(np.isnan(g.numpy()).any()) for g in gi))
+                if nan_in and not _has_nan(go):
+                    found.append(node.name())
+            node.register_hook(check)
+        loss.backward()
+        return found[pick] if found else None
+    return first_nan_node
 
 
-def scale_fills_none(factor):
-    def hook(gi, go):
-        return tuple(torch.ones(2) if g is None else g * factor for g in gi)
-    return hook
+def nan_without_backward(loss):
+    return None
 
 
-def scale_list(factor):
-    def hook(gi, go):
-        return [None if g is None else g * factor for g in gi]
-    return hook
-
-
-def scale_wrong_values(factor):
-    def hook(gi, go):
-        return tuple(None if g is None else g + factor for g in gi)
-    return hook
-
-
-def test_l04_scale_post_hook(capsys):
-    assert verdict(l04.check_scale_post_hook, scale_right, capsys)[0]
-    ok, msg = verdict(l04.check_scale_post_hook, scale_ignores_none, capsys)
-    assert not ok and "Keep None entries as None" in msg
-    ok, msg = verdict(l04.check_scale_post_hook, scale_fills_none, capsys)
-    assert not ok and "can't replace a None gradient" in msg
-    ok, msg = verdict(l04.check_scale_post_hook, scale_list, capsys)
-    assert not ok and "expected tuple, but hook returned 'list'" in msg
-    ok, msg = verdict(l04.check_scale_post_hook, scale_wrong_values, capsys)
-    assert not ok and "a.grad has the right shape but wrong values at index 0" in msg
-    ok, msg = verdict(l04.check_scale_post_hook, stub, capsys)
+def test_l04_first_nan_node(capsys):
+    assert verdict(l04.check_first_nan_node, make_nan_finder(), capsys)[0]
+    ok, msg = verdict(l04.check_first_nan_node, make_nan_finder(pick=-1), capsys)
+    assert not ok and "two NaN-producing ops" in msg and "return the FIRST" in msg
+    ok, msg = verdict(l04.check_first_nan_node, make_nan_finder(kind="pre"), capsys)
+    assert not ok and "expected 'SqrtLogBackward'" in msg and "A post-hook sees both" in msg
+    ok, msg = verdict(l04.check_first_nan_node, make_nan_finder(skip_none=False), capsys)
+    assert not ok and "hit a None" in msg and "skip None entries" in msg
+    ok, msg = verdict(l04.check_first_nan_node, nan_without_backward, capsys)
+    assert not ok and "must run loss.backward() itself" in msg
+    ok, msg = verdict(l04.check_first_nan_node,
+                      lambda loss: [make_nan_finder()(loss)], capsys)
+    assert not ok and "return one node name" in msg
+    ok, msg = verdict(l04.check_first_nan_node, stub, capsys)
     assert not ok and "not implemented yet" in msg
 
 
@@ -110,7 +92,21 @@ def replay_right(node, grad_outputs, input_shapes):
         out = node(*grad_outputs)
     if not isinstance(out, tuple):
         out = (out,)
+    return tuple(None if g is None or s is None else g.sum_to_size(s)
+                 for g, s in zip(out, input_shapes))
+
+
+def replay_ignores_none(node, grad_outputs, input_shapes):       # crashes on a None slot
+    with torch.no_grad():
+        out = node(*grad_outputs)
+    if not isinstance(out, tuple):
+        out = (out,)
     return tuple(g.sum_to_size(s) for g, s in zip(out, input_shapes))
+
+
+def replay_fills_none(node, grad_outputs, input_shapes):         # a zero where the engine has None
+    out = replay_right(node, grad_outputs, input_shapes)
+    return tuple(torch.zeros(1) if g is None else g for g in out)
 
 
 def replay_unreduced(node, grad_outputs, input_shapes):
@@ -141,6 +137,10 @@ def test_l04_replay(capsys):
     assert not ok and "ONE input" in msg and "wrap it in a tuple" in msg
     ok, msg = verdict(l04.check_replay, replay_grad_mode, capsys)
     assert not ok and "torch.no_grad()" in msg
+    ok, msg = verdict(l04.check_replay, replay_ignores_none, capsys)
+    assert not ok and "Python scalar" in msg and "hit a None" in msg and "keep it None" in msg
+    ok, msg = verdict(l04.check_replay, replay_fills_none, capsys)
+    assert not ok and "gradient 1 should be None" in msg and "(None, 0)" in msg
     ok, msg = verdict(l04.check_replay, stub, capsys)
     assert not ok and "not implemented yet" in msg
 
@@ -148,6 +148,22 @@ def test_l04_replay(capsys):
 # --- lesson 05 ---------------------------------------------------------------------------
 from minigrad.autograd.graph import register_multi_grad_hook
 from minigrad.exercises import lesson05 as l05
+
+
+def test_l05_predict_counts(capsys):
+    assert verdict(l05.check_predict_counts, lambda: {"tensor hooks": 3, "all": 2, "any": 2}, capsys)[0]
+    # w used twice in pass 1: its hook still fires once
+    ok, msg = verdict(l05.check_predict_counts, lambda: {"tensor hooks": 4, "all": 2, "any": 2}, capsys)
+    assert not ok and "tensor hooks: you said 4, it is 3" in msg and "once per pass" in msg
+    assert "pass 3 reaches neither w nor v" in msg and "'all'" not in msg
+    # a pass that reaches neither tensor calls neither multi-grad hook
+    ok, msg = verdict(l05.check_predict_counts, lambda: {"tensor hooks": 3, "all": 3, "any": 3}, capsys)
+    assert not ok and "'all': you said 3, it is 2" in msg and "'any': you said 3, it is 2" in msg
+    assert "reaches none fires no inner tensor hook" in msg
+    ok, msg = verdict(l05.check_predict_counts, lambda: [3, 2, 2], capsys)
+    assert not ok and "return a dict" in msg
+    ok, msg = verdict(l05.check_predict_counts, stub, capsys)
+    assert not ok and "not implemented yet" in msg
 
 
 def _norm(grads):
@@ -243,40 +259,41 @@ def test_l05_my_all_hook(capsys):
     assert not ok and "not implemented yet" in msg
 
 
+def test_l05_my_all_hook_rejects_the_real_one(capsys):
+    # the real register_multi_grad_hook passes every scenario: the check must see the call,
+    # however it was imported
+    from minigrad.autograd import graph
+    for real in (register_multi_grad_hook, graph.register_multi_grad_hook):
+        ok, msg = verdict(l05.check_my_all_hook, lambda tensors, fn: real(tensors, fn), capsys)
+        assert not ok and "calls register_multi_grad_hook" in msg
+    assert graph._MultiHandle.__name__ == "_MultiHandle"       # the spy is gone afterwards
+
+
 # --- lesson 06 ---------------------------------------------------------------------------
 from minigrad.autograd.graph import saved_tensors_hooks
 from minigrad.exercises import lesson06 as l06
 
 
-def count_right(fn, x):
-    n = [0]
-
-    def pack(t):
-        n[0] += 1
-        return t
-    with saved_tensors_hooks(pack, lambda p: p):
-        fn(x)
-    return n[0]
+PREDICTED = (["outer", "inner", "inner", "outer"], ["outer", "inner", "inner", "outer"])
 
 
-def count_at_unpack(fn, x):
-    n = [0]
-
-    def unpack(p):
-        n[0] += 1
-        return p
-    with saved_tensors_hooks(lambda t: t, unpack):
-        fn(x)
-    return n[0]
-
-
-def test_l06_count_saved(capsys):
-    assert verdict(l06.check_count_saved, count_right, capsys)[0]
-    ok, msg = verdict(l06.check_count_saved, count_at_unpack, capsys)
-    assert not ok and "unpack only runs in backward" in msg
-    ok, msg = verdict(l06.check_count_saved, lambda fn, x: float(count_right(fn, x)), capsys)
-    assert not ok and "return an int" in msg
-    ok, msg = verdict(l06.check_count_saved, stub, capsys)
+def test_l06_predict_nested(capsys):
+    assert verdict(l06.check_predict_nested, lambda: PREDICTED, capsys)[0]
+    # chaining: y * y packed by outer and inner
+    chained = (["outer", "outer", "inner", "outer", "inner", "outer"], PREDICTED[1])
+    ok, msg = verdict(l06.check_predict_nested, lambda: chained, capsys)
+    assert not ok and "the pack calls" in msg and "4 values are saved" in msg
+    assert "the innermost" in msg
+    # the context around backward() taken for unpack
+    ok, msg = verdict(l06.check_predict_nested, lambda: (PREDICTED[0], ["during backward"] * 4), capsys)
+    assert not ok and "the unpack calls" in msg and "context around backward() is never used" in msg
+    # unpacks in forward order by context rather than backward's node order
+    ok, msg = verdict(l06.check_predict_nested,
+                      lambda: (PREDICTED[0], ["outer", "outer", "inner", "inner"]), capsys)
+    assert not ok and "node created last first" in msg
+    ok, msg = verdict(l06.check_predict_nested, lambda: PREDICTED[0], capsys)
+    assert not ok and "return two lists of tags" in msg
+    ok, msg = verdict(l06.check_predict_nested, stub, capsys)
     assert not ok and "not implemented yet" in msg
 
 
@@ -311,53 +328,118 @@ def test_l06_half_precision_hooks(capsys):
     assert not ok and "not implemented yet" in msg
 
 
-def checkpoint_right(fn, x):
-    keys, rebuilt = [0], []
+def make_checkpoint(rng=True, restore=True, grad_mode=True, requires_grad=True, cache=True):
+    """A from-scratch checkpoint; each flag off is one plausible mistake."""
+    def checkpoint(fn, *args):
+        forward_state = l06.get_rng_state()
+        keys, rebuilt = [0], []
 
-    def pack(t):
-        keys[0] += 1
-        return keys[0] - 1
+        def pack(t):
+            keys[0] += 1
+            return keys[0] - 1
 
-    def unpack(i):
-        if not rebuilt:
-            with saved_tensors_hooks(lambda t: rebuilt.append(t) or len(rebuilt) - 1,
-                                     lambda j: rebuilt[j]):
-                with torch.enable_grad():
-                    fn(x.detach().requires_grad_(x.requires_grad))
-        return rebuilt[i]
-    with saved_tensors_hooks(pack, unpack):
-        return fn(x)
-
-
-def checkpoint_every_unpack(fn, x):
-    keys = [0]
-
-    def pack(t):
-        keys[0] += 1
-        return keys[0] - 1
-
-    def unpack(i):
-        rebuilt = []
-        with saved_tensors_hooks(lambda t: rebuilt.append(t) or len(rebuilt) - 1, lambda j: rebuilt[j]):
-            with torch.enable_grad():
-                fn(x.detach())
-        return rebuilt[i]
-    with saved_tensors_hooks(pack, unpack):
-        return fn(x)
+        def unpack(i):
+            if not rebuilt or not cache:
+                rebuilt.clear()
+                now = l06.get_rng_state()
+                if rng:
+                    l06.set_rng_state(forward_state)
+                inputs = [a.detach().requires_grad_(a.requires_grad and requires_grad)
+                          for a in args]
+                with saved_tensors_hooks(lambda t: rebuilt.append(t) or len(rebuilt) - 1,
+                                         lambda j: rebuilt[j]):
+                    with torch.enable_grad() if grad_mode else torch.no_grad():
+                        fn(*inputs)
+                if restore:
+                    l06.set_rng_state(now)
+            return rebuilt[i]
+        with saved_tensors_hooks(pack, unpack):
+            return fn(*args)
+    return checkpoint
 
 
-def checkpoint_keeps_everything(fn, x):
-    return fn(x)
+def checkpoint_keeps_everything(fn, *args):
+    return fn(*args)
+
+
+def checkpoint_reseeds(fn, *args):
+    torch.manual_seed(0)
+    return make_checkpoint()(fn, *args)
+
+
+def checkpoint_first_output_only(fn, *args):
+    out = make_checkpoint()(fn, *args)
+    return out[0] if isinstance(out, tuple) else out
 
 
 def test_l06_checkpoint(capsys):
-    assert verdict(l06.check_checkpoint, checkpoint_right, capsys)[0]
+    assert verdict(l06.check_checkpoint, make_checkpoint(), capsys)[0]
     ok, msg = verdict(l06.check_checkpoint, checkpoint_keeps_everything, capsys)
-    assert not ok and "still holds 768 bytes" in msg
-    ok, msg = verdict(l06.check_checkpoint, checkpoint_every_unpack, capsys)
+    assert not ok and "holds 768 bytes of saved activations" in msg
+    ok, msg = verdict(l06.check_checkpoint, make_checkpoint(cache=False), capsys)
     assert not ok and "expected once" in msg
+    ok, msg = verdict(l06.check_checkpoint, checkpoint_first_output_only, capsys)
+    assert not ok and "two inputs" in msg and "return fn's result as it is" in msg
     ok, msg = verdict(l06.check_checkpoint, stub, capsys)
     assert not ok and "not implemented yet" in msg
+
+
+def test_l06_checkpoint_rng(capsys):
+    ok, msg = verdict(l06.check_checkpoint, make_checkpoint(rng=False), capsys)
+    assert not ok and "dropout" in msg and "another dropout mask" in msg and "set_rng_state" in msg
+    ok, msg = verdict(l06.check_checkpoint, make_checkpoint(restore=False), capsys)
+    assert not ok and "the gradients are right, but after backward the generator" in msg
+    ok, msg = verdict(l06.check_checkpoint, checkpoint_reseeds, capsys)
+    assert not ok and "output 0 differs" in msg and "don't re-seed" in msg
+    # the check leaves the generator as it found it
+    torch.manual_seed(3)
+    expected = torch.rand(4).tolist()
+    torch.manual_seed(3)
+    verdict(l06.check_checkpoint, make_checkpoint(), capsys)
+    assert torch.rand(4).tolist() == expected
+
+
+def test_l06_checkpoint_crash_becomes_advice(capsys):
+    # backward runs with grad mode off: a recompute without enable_grad saves nothing
+    ok, msg = verdict(l06.check_checkpoint, make_checkpoint(grad_mode=False), capsys)
+    assert not ok and "IndexError" in msg and "ecompute under enable_grad()" in msg
+    assert "backward runs with grad mode off" in msg
+    # inputs that no longer require grad: the ops save fewer tensors
+    ok, msg = verdict(l06.check_checkpoint, make_checkpoint(requires_grad=False), capsys)
+    assert not ok and "IndexError" in msg and "requires_grad_(t.requires_grad)" in msg
+
+    def raises_runtime(fn, *args):
+        def unpack(i):
+            raise RuntimeError("no saved tensor here")
+        with saved_tensors_hooks(lambda t: 0, unpack):
+            return fn(*args)
+    ok, msg = verdict(l06.check_checkpoint, raises_runtime, capsys)
+    assert not ok and "RuntimeError: no saved tensor here" in msg and "enable_grad()" in msg
+
+
+def test_l06_checkpoint_rejects_ready_made_ones(capsys):
+    from minigrad.utils import checkpoint as ckpt
+    from minigrad.utils.checkpoint import checkpoint as imported_early
+    for variant in (False, True):
+        for real in (imported_early, ckpt.checkpoint):
+            ok, msg = verdict(l06.check_checkpoint,
+                              lambda fn, *a, real=real: real(fn, *a, use_reentrant=variant), capsys)
+            assert not ok and "calls minigrad.utils.checkpoint.checkpoint" in msg
+    assert ckpt._Frame.__name__ == "_Frame" and ckpt.CheckpointFunction.__name__ == "CheckpointFunction"
+
+    # section 5's helper, defined in the learner's namespace, then called by the answer
+    helper_right = make_checkpoint()
+    namespace = {"checkpoint": lambda fn, x: helper_right(fn, x)}
+    exec("def my_checkpoint(fn, *args):\n"
+         "    return checkpoint(lambda x: fn(x, *args[1:]), args[0])\n", namespace)
+    original = namespace["checkpoint"]
+    ok, msg = verdict(l06.check_checkpoint, namespace["my_checkpoint"], capsys)
+    assert not ok and "calls the checkpoint helper of section 5" in msg
+    assert namespace["checkpoint"] is original           # put back after the check
+    # ... also when the helper crashes on several inputs
+    exec("def my_checkpoint(fn, *args):\n    return checkpoint(fn, *args)\n", namespace)
+    ok, msg = verdict(l06.check_checkpoint, namespace["my_checkpoint"], capsys)
+    assert not ok and "calls the checkpoint helper of section 5" in msg
 
 
 # --- lesson 07 ---------------------------------------------------------------------------

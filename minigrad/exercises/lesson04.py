@@ -1,20 +1,94 @@
 """Checks for lesson 04 (node hooks).
 
 Each check takes the learner's function, runs it on graphs built here, and prints one
-verdict. The expected answers come from minigrad's own engine (a post-hook captures
-what the engine hands on) or from where the check itself planted the failing op.
+verdict. The expected answers come from minigrad's own engine (the prediction scenario
+runs on it; a post-hook captures what the engine hands on) or from where the check
+itself planted the NaN-producing ops (the first to run is the one created last).
 """
 import numpy as np
 
 from .. import autograd
 from .._creation import tensor
+from ..viz import graph_nodes
 from . import Result, compare_values, run_check
 
-__all__ = ["check_find_failing_node", "check_scale_post_hook", "check_replay"]
+__all__ = ["check_predict_prehook_none", "check_first_nan_node", "check_replay"]
 
 
-class Boom(autograd.Function):
-    """An op whose backward always fails (the check plants it in a graph)."""
+# --- exercise 1: predict what a pre-hook returning (None,) does ------------------------------
+def _prehook_none_trace():
+    """Section 3's prediction scenario on minigrad's engine: a.grad, b.grad, and the
+    grad_inputs the node's post-hook received (None if it never ran)."""
+    a = tensor([1.0, 2.0], requires_grad=True)
+    b = tensor([3.0, 4.0], requires_grad=True)
+    c = a * b
+    seen = {}
+    c.grad_fn.register_prehook(lambda go: (None,))
+    c.grad_fn.register_hook(lambda gi, go: seen.update(gi=gi))
+    (c.exp().sum() + a.sum()).backward()
+
+    def plain(t):
+        return None if t is None else t.tolist()
+    post = tuple(plain(g) for g in seen["gi"]) if "gi" in seen else None
+    return {"a.grad": plain(a.grad), "b.grad": plain(b.grad), "post-hook grad_inputs": post}
+
+
+def check_predict_prehook_none(predict_prehook_none):
+    """``predict_prehook_none()`` returns ``{"a.grad": ..., "b.grad": ...,
+    "post-hook grad_inputs": ...}`` for section 3's scenario: lists of floats or None, and
+    a tuple of those (or None if the post-hook never runs)."""
+    def body():
+        got = predict_prehook_none()
+        expected = _prehook_none_trace()
+        if not isinstance(got, dict) or set(got) != set(expected):
+            return Result(False, f"return a dict with the keys {sorted(expected)} (got {got!r}).")
+
+        def norm(v):
+            if isinstance(v, (tuple, list)) and v and all(u is None or isinstance(u, (list, tuple))
+                                                          for u in v):
+                return tuple(None if u is None else [float(x) for x in u] for u in v)
+            if isinstance(v, (tuple, list)):
+                return [float(x) for x in v]
+            return v
+        misses = []
+        if norm(got["a.grad"]) != expected["a.grad"]:
+            misses.append(f"a.grad: you said {got['a.grad']!r}, it is {expected['a.grad']!r}: the "
+                          "pre-hook's None replaced d loss/d c, so MulBackward0 computed nothing "
+                          "for a or b; a still gets the gradient of the a.sum() term")
+        if norm(got["b.grad"]) != expected["b.grad"]:
+            misses.append(f"b.grad: you said {got['b.grad']!r}, it is {expected['b.grad']!r}: b's "
+                          "only path goes through c's node, which received no gradient, so "
+                          "nothing was accumulated into b.grad")
+        post = got["post-hook grad_inputs"]
+        if (tuple(norm(post)) if isinstance(post, (tuple, list)) else post) != \
+                expected["post-hook grad_inputs"]:
+            misses.append(f"post-hook grad_inputs: you said {post!r}, it is "
+                          f"{expected['post-hook grad_inputs']!r}: the node still runs (None in, "
+                          "None out, one per input), so its post-hook is called")
+        if misses:
+            return Result(False, "; ".join(misses) + ".")
+        return Result(True, "None in a pre-hook's tuple drops the gradient the node receives: "
+                            "the node runs and hands on None to both inputs.")
+    return run_check("predict_prehook_none", body)
+
+
+# --- exercise 2: the first node that produces NaN --------------------------------------------
+class SqrtLog(autograd.Function):
+    """Identity forward; backward divides by sqrt(log(a)), NaN for a < 1."""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return a * 1.0
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / a.log().sqrt()
+
+
+class ZeroTimesInf(autograd.Function):
+    """Identity forward; backward multiplies by 0 * inf = NaN."""
 
     @staticmethod
     def forward(ctx, a):
@@ -22,91 +96,89 @@ class Boom(autograd.Function):
 
     @staticmethod
     def backward(ctx, grad):
-        raise RuntimeError("Boom: this backward always fails")
+        return grad * 0.0 * float("inf")
 
 
-def _graphs():
-    """(description, loss, expected name of the failing node or None)."""
-    x = tensor([0.5, -1.0, 2.0], requires_grad=True)
-    middle = (Boom.apply(x.exp() * 2).sin() * 3).sum()
-    first = Boom.apply((x * x).sum())
-    w = tensor([1.0, 2.0, 3.0], requires_grad=True)
-    healthy = ((x * w).tanh() + w).sum()
-    return [("a Boom op in the middle of the graph", middle, "BoomBackward"),
-            ("a Boom op that is the graph's root", first, "BoomBackward"),
-            ("a graph whose backward succeeds", healthy, None)]
+def _nan_graphs():
+    """(description, loss, leaves, the planted NaN nodes). The expected answer is the
+    planted node that runs first: the one with the highest sequence number (created last).
+    It receives finite gradients; on the chain, the other one then receives its NaN."""
+    x = tensor([0.1, 0.2, 0.3], requires_grad=True)
+    w = tensor([[1.0, 0.5], [0.5, 1.0], [2.0, -1.0]], requires_grad=True)
+    const = tensor([[1.0, 2.0, 3.0]])
+    h = SqrtLog.apply(x.exp() * 0.5)                   # * 0.5: a (grad, None) node
+    one = ((h.tanh() * 3.0).sum() + (const @ w).sum())   # MmBackward0 hands on (None, grad)
+
+    y = tensor([0.5, 1.5], requires_grad=True)
+    a = SqrtLog.apply(y * 0.5)                         # created first: runs second
+    b = ZeroTimesInf.apply(y.sin())                    # created second: runs first
+    two = (a.exp() * b).sum()
+
+    z = tensor([0.5, 1.5], requires_grad=True)
+    chain = ZeroTimesInf.apply(SqrtLog.apply(z * 0.5).cos()).sum()   # NaN flows on
+
+    v = tensor([1.0, -2.0], requires_grad=True)
+    healthy = ((v * w[:2, 0]).tanh() + (const[:, :2] @ w[:2]).sum()).sum()
+
+    def planted(loss, classes):
+        return [n for n in graph_nodes(loss) if n.name() in classes]
+    both = {"SqrtLogBackward", "ZeroTimesInfBackward"}
+    return [("x.exp() * 0.5 through SqrtLog, then tanh, plus const @ w", one, [x, w],
+             planted(one, {"SqrtLogBackward"})),
+            ("two NaN-producing ops on two branches", two, [y], planted(two, both)),
+            ("SqrtLog then ZeroTimesInf on one chain", chain, [z], planted(chain, both)),
+            ("a graph without NaN", healthy, [v, w], [])]
 
 
-def check_find_failing_node(find_failing_node):
-    """``find_failing_node(loss)`` must run ``loss.backward()`` and return the name of
-    the node whose backward raised (``node.name()``), or None if backward succeeded."""
+def check_first_nan_node(first_nan_node):
+    """``first_nan_node(loss)`` hooks every node reachable from ``loss``, runs
+    ``loss.backward()`` and returns the ``name()`` of the first node (in execution order)
+    whose grad_inputs contain NaN while its grad_outputs don't, or None."""
     def body():
-        for what, loss, expected in _graphs():
-            try:
-                got = find_failing_node(loss)
-            except RuntimeError as exc:
-                if "Boom" in str(exc):
-                    return Result(False, f"on {what}, the exception from backward() escaped "
-                                         "your function: catch it (try/except) and return the "
-                                         "name your pre-hooks recorded last.")
-                raise
-            if expected is None:
-                if got is not None:
-                    return Result(False, f"on {what} you returned {got!r}; nothing failed, "
-                                         "so return None.")
-                continue
-            if not isinstance(got, str):
-                return Result(False, f"on {what} you returned {type(got).__name__} {got!r}; "
-                                     f"return one node name (a str), here {expected!r}.")
-            if got != expected:
-                hint = ("That looks like the last node that *finished*: a post-hook only runs "
-                        "after its node succeeded, so use register_prehook."
-                        if got != "torch::autograd::AccumulateGrad" else
-                        "AccumulateGrad never runs here: the failure stops the pass first.")
-                return Result(False, f"on {what} you returned {got!r}, expected {expected!r}. "
-                                     + hint)
-        return Result(True, "find_failing_node names the failing op and returns None when "
-                            "backward succeeds.")
-    return run_check("find_failing_node", body)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            return _first_nan_body(first_nan_node)
+    return run_check("first_nan_node", body)
 
 
-def check_scale_post_hook(scale_post_hook):
-    """``scale_post_hook(factor)`` returns a node post-hook ``hook(grad_inputs,
-    grad_outputs)`` that multiplies every gradient in ``grad_inputs`` by ``factor`` and
-    leaves None entries as None."""
-    def body():
-        a = tensor([1.0, 2.0], requires_grad=True)
-        b = tensor([3.0, 4.0], requires_grad=True)
-        c = a * b
-        c.grad_fn.register_hook(scale_post_hook(10.0))
-        c.sum().backward()
-        for name, leaf, expected in (("a.grad", a, [30.0, 40.0]), ("b.grad", b, [10.0, 20.0])):
-            r = compare_values(f"with c = a * b and factor 10, {name}", leaf.grad, tensor(expected))
-            if not r:
-                return r
-        x = tensor([1.0, 2.0], requires_grad=True)
-        y = x * 2.0                   # second next edge is (None, 0): grad_inputs[1] is None
-        y.grad_fn.register_hook(scale_post_hook(3.0))
+def _first_nan_body(first_nan_node):
+    """The body of check_first_nan_node (numpy's NaN warnings silenced)."""
+    for what, loss, leaves, planted in _nan_graphs():
+        if planted:
+            expected = max(planted, key=lambda n: n._sequence_nr()).name()
+        else:
+            expected = None
         try:
-            y.sum().backward()
-        except TypeError as exc:
+            got = first_nan_node(loss)
+        except (AttributeError, TypeError) as exc:
             if "NoneType" in str(exc):
-                return Result(False, "with y = x * 2.0, grad_inputs is (grad, None): the Python "
-                                     "scalar 2.0 has no edge, so its slot is None. Keep None "
-                                     f"entries as None (your hook raised TypeError: {exc}).")
+                return Result(False, f"on {what} your code hit a None ({type(exc).__name__}: "
+                                     f"{exc}): grad_inputs holds None for an input with no "
+                                     "edge (a Python scalar, a tensor that does not require "
+                                     "grad); skip None entries when you look for NaN.")
             raise
-        except RuntimeError as exc:
-            if "can't replace a None gradient" in str(exc):
-                return Result(False, "your hook put a tensor in a slot that was None "
-                                     "(RuntimeError: can't replace a None gradient with a "
-                                     "non-None value): leave None entries as None.")
-            raise
-        r = compare_values("with y = x * 2.0 and factor 3, x.grad", x.grad, tensor([6.0, 6.0]))
-        if not r:
-            return r
-        return Result(True, "your post-hook scales every gradient it hands on and keeps None "
-                            "slots as None.")
-    return run_check("scale_post_hook", body)
+        if all(t.grad is None for t in leaves):
+            return Result(False, f"on {what} no leaf got a .grad: your function must run "
+                                 "loss.backward() itself, after registering its hooks.")
+        if expected is None:
+            if got is not None:
+                return Result(False, f"on {what} you returned {got!r}; no gradient is NaN "
+                                     "there, so return None.")
+            continue
+        if not isinstance(got, str):
+            return Result(False, f"on {what} you returned {type(got).__name__} {got!r}; "
+                                 f"return one node name (node.name()), here {expected!r}.")
+        if got != expected:
+            if got in [n.name() for n in planted] and what.startswith("two"):
+                hint = ("Both planted ops turn finite gradients into NaN; return the FIRST "
+                        "one the engine runs (record in order, return the first).")
+            else:
+                hint = ("That node *received* NaN (a pre-hook sees only what arrives) or "
+                        "passed it on: the producer is the node whose grad_inputs contain NaN "
+                        "while its grad_outputs don't. A post-hook sees both.")
+            return Result(False, f"on {what} you returned {got!r}, expected {expected!r}. "
+                                 + hint)
+    return Result(True, "first_nan_node names the first node that turns finite gradients "
+                        "into NaN, skips None slots, and returns None when nothing is NaN.")
 
 
 def _engine_grad_inputs(make):
@@ -115,13 +187,15 @@ def _engine_grad_inputs(make):
     seen = {}
     out.grad_fn.register_hook(lambda gi, go: seen.update(gi=gi, go=go))
     out.backward(tensor(np.ones(out.shape, dtype=np.float32) * 0.5), retain_graph=True)
-    return out.grad_fn, seen["go"], seen["gi"], [tuple(t.shape) for t in leaves]
+    return out.grad_fn, seen["go"], seen["gi"], [None if t is None else tuple(t.shape)
+                                                 for t in leaves]
 
 
 def check_replay(replay):
     """``replay(node, grad_outputs, input_shapes)`` calls ``node`` directly and returns a
     tuple with one gradient per input, reduced to ``input_shapes`` the way the engine
-    does (``sum_to_size``), so it equals what the node's post-hook sees."""
+    does (``sum_to_size``), so it equals what the node's post-hook sees; a slot without
+    an edge (``input_shapes[i]`` None) stays None."""
     rng = np.random.default_rng(0)
 
     def t(*shape):
@@ -139,14 +213,33 @@ def check_replay(replay):
         z = t(2, 2)
         return z.exp(), [z]
 
+    def mul_scalar():
+        x = t(2, 3)
+        return x * 2.0, [x, None]          # the scalar's slot: next_functions[1] is (None, 0)
+
+    def mm_constant():
+        const = tensor(rng.standard_normal((4, 3)).astype(np.float32))
+        w = t(3, 2)
+        return const @ w, [None, w]         # const does not require grad: no edge
+
     cases = [("x * w with x (2, 3) and w (3,)", mul_broadcast),
              ("p + q with p (2, 1) and q (1, 3)", add_broadcast),
-             ("z.exp(), a node with ONE input", exp_one_input)]
+             ("z.exp(), a node with ONE input", exp_one_input),
+             ("x * 2.0, whose second slot is a Python scalar (input_shapes[1] is None)", mul_scalar),
+             ("const @ w with const not requiring grad (input_shapes[0] is None)", mm_constant)]
 
     def body():
         for what, make in cases:
             node, go, gi, shapes = _engine_grad_inputs(make)
-            got = replay(node, go, shapes)
+            try:
+                got = replay(node, go, shapes)
+            except (AttributeError, TypeError) as exc:
+                if "NoneType" not in str(exc):
+                    raise
+                return Result(False, f"for {what} your code hit a None ({type(exc).__name__}: "
+                                     f"{exc}). A slot without an edge (next_functions[i] is "
+                                     "(None, 0)) has input_shapes[i] None, and the node returns "
+                                     "None there: keep it None, reduce only the tensors.")
             if not isinstance(got, tuple):
                 return Result(False, f"for {what} you returned {type(got).__name__}, expected a "
                                      f"tuple of {len(gi)} tensor(s). Calling a one-input node "
@@ -155,6 +248,12 @@ def check_replay(replay):
                 return Result(False, f"for {what} you returned {len(got)} gradient(s), "
                                      f"expected {len(gi)} (one per input).")
             for i, (g, e) in enumerate(zip(got, gi)):
+                if e is None:
+                    if g is not None:
+                        return Result(False, f"for {what}, gradient {i} should be None: that "
+                                             "input has no edge (next_functions[i] is (None, 0)),"
+                                             " so the engine hands on nothing there.")
+                    continue
                 if g is not None and tuple(g.shape) != tuple(e.shape):
                     return Result(False, f"for {what}, gradient {i} has shape {list(g.shape)}, "
                                          f"expected {list(e.shape)}: a direct call skips the "
@@ -167,5 +266,5 @@ def check_replay(replay):
                                          "node under torch.no_grad() (the engine runs it with "
                                          "grad mode off).")
         return Result(True, "replay matches the engine's grad_inputs, broadcast reduction "
-                            "included.")
+                            "and None slots included.")
     return run_check("replay", body)

@@ -1,15 +1,91 @@
 """Checks for lesson 05 (multi-tensor hooks).
 
 The expected values come from minigrad itself: ``autograd.grad`` of the same loss gives
-each gradient, independently of any hook the learner registered.
+each gradient, independently of any hook the learner registered; the prediction exercise
+runs its scenario on minigrad's real engine and counts the calls.
+
+``check_my_all_hook`` rejects an answer that calls ``register_multi_grad_hook``: the task
+is to rebuild it. While the check runs, the handle class that function returns
+(``graph._MultiHandle``, looked up when it is called, however it was imported) is
+replaced by a spy.
 """
+import contextlib
+
 import numpy as np
 
 from .. import autograd
 from .._creation import tensor
+from ..autograd import graph
 from . import Result, compare_sequences, run_check
 
-__all__ = ["check_grad_norm_when_ready", "check_my_all_hook"]
+__all__ = ["check_predict_counts", "check_grad_norm_when_ready", "check_my_all_hook",
+           "COUNT_PASSES"]
+
+
+# --- exercise 1: predict how often each hook fires -------------------------------------------
+#: the three passes of the prediction exercise: (what the notebook shows, the loss)
+COUNT_PASSES = [("((w * v).tanh() + w).sum().backward()", lambda w, v, u: ((w * v).tanh() + w).sum()),
+                ("(w * 3).sum().backward()", lambda w, v, u: (w * 3).sum()),
+                ("(u * u).sum().backward()", lambda w, v, u: (u * u).sum())]
+
+
+def _run_counts():
+    """The scenario of the prediction exercise on minigrad's real engine: the counts, and
+    for each pass which of w and v it reached."""
+    w = tensor([1.0, -1.0], requires_grad=True)
+    v = tensor([2.0, 0.5], requires_grad=True)
+    u = tensor([3.0, 1.0], requires_grad=True)
+    count = {"tensor hooks": 0, "all": 0, "any": 0}
+    reached = []
+
+    def bump(key, name=None):
+        def hook(*args):
+            count[key] += 1
+            if name:
+                reached[-1].append(name)
+        return hook
+
+    w.register_hook(bump("tensor hooks", "w"))
+    v.register_hook(bump("tensor hooks", "v"))
+    graph.register_multi_grad_hook((w, v), bump("all"))
+    graph.register_multi_grad_hook((w, v), bump("any"), mode="any")
+    for _, make in COUNT_PASSES:
+        reached.append([])
+        make(w, v, u).backward()
+    return count, reached
+
+
+def check_predict_counts(predict_counts):
+    """``predict_counts()`` returns ``{"tensor hooks": n, "all": n, "any": n}``: how many
+    times each kind of hook is called over the three passes of the exercise."""
+    def body():
+        got = predict_counts()
+        expected, reached = _run_counts()
+        if not isinstance(got, dict) or set(got) != set(expected):
+            return Result(False, f"return a dict with the keys {sorted(expected)}, e.g. "
+                                 f"{{'tensor hooks': 1, 'all': 1, 'any': 1}} (got {got!r}).")
+        per_pass = "; ".join(f"pass {i + 1} reaches {' and '.join(r) if r else 'neither w nor v'}"
+                             for i, r in enumerate(reached))
+        misses = []
+        if got["tensor hooks"] != expected["tensor hooks"]:
+            misses.append(
+                f"tensor hooks: you said {got['tensor hooks']}, it is {expected['tensor hooks']} "
+                f"({per_pass}). A tensor hook fires once per pass that reaches its tensor, on "
+                "the summed gradient: w used twice in pass 1 still fires w's hook once")
+        for mode in ("all", "any"):
+            if got[mode] != expected[mode]:
+                more = ("it waits for the tensors the pass will reach, not for all of them, and "
+                        "gets None for the others" if mode == "all" else
+                        "only the first gradient of a pass counts")
+                misses.append(
+                    f"{mode!r}: you said {got[mode]}, it is {expected[mode]}. A multi-grad hook "
+                    f"is called once per pass that reaches at least one of its tensors ({more}); "
+                    "a pass that reaches none fires no inner tensor hook, so fn is not called")
+        if misses:
+            return Result(False, "; ".join(misses) + ".")
+        return Result(True, f"{expected}: one call per pass that reaches a tensor, and none "
+                            "for the pass that reaches neither.")
+    return run_check("predict_counts", body)
 
 
 def _layer():
@@ -83,11 +159,39 @@ def check_grad_norm_when_ready(grad_norm_when_ready):
     return run_check("grad_norm_when_ready", body)
 
 
+@contextlib.contextmanager
+def _spy_multi_grad_hook(calls):
+    """Count the calls of ``register_multi_grad_hook`` while the block runs."""
+    real = graph._MultiHandle
+
+    class Spy(real):
+        def __init__(self, handles):
+            calls.append(1)
+            super().__init__(handles)
+
+    graph._MultiHandle = Spy
+    try:
+        yield
+    finally:
+        graph._MultiHandle = real
+
+
 def check_my_all_hook(my_all_hook):
     """``my_all_hook(tensors, fn)`` rebuilds mode="all" from plain ``register_hook``:
     assuming every tensor gets a gradient in each pass, ``fn(grads)`` is called once per
-    pass, with the gradients in the order of ``tensors``."""
+    pass, with the gradients in the order of ``tensors``. Calling
+    ``register_multi_grad_hook`` is rejected."""
     def body():
+        used = []
+        with _spy_multi_grad_hook(used):
+            result = _all_hook_body()
+        if used:
+            return Result(False, "your my_all_hook calls register_multi_grad_hook: the exercise "
+                                 "is to rebuild it from plain t.register_hook, one hook per "
+                                 "tensor and a counter.")
+        return result
+
+    def _all_hook_body():
         def tensors():
             a = tensor([1.0, 2.0], requires_grad=True)
             b = tensor([3.0, 4.0], requires_grad=True)

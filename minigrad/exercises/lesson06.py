@@ -1,45 +1,108 @@
-"""Checks for lesson 06 (saved-tensor hooks).
+"""Checks for lesson 06 (saved-tensor hooks), and the lesson's two RNG helpers.
 
 The expected gradients come from minigrad's own backward without hooks; what a graph
-holds between forward and backward is read from its saved values (``SavedTensor``).
+holds between forward and backward is read from its saved values (``SavedTensor``); the
+prediction exercise runs its scenario on minigrad and records which pair packed and
+unpacked each value.
+
+``check_checkpoint`` wants a checkpoint written from scratch: while it runs, minigrad's
+``checkpoint`` (its non-reentrant ``_Frame`` and reentrant ``CheckpointFunction``, looked
+up when it is called, however it was imported) and a function named ``checkpoint`` in the
+learner's notebook (section 5's helper) are replaced by spies, and an answer that calls
+them is refused.
 """
+import contextlib
+import copy
+import types
+
 import numpy as np
 
-from .._creation import tensor
+from .. import _creation, grad_mode
+from .._creation import manual_seed, rand, tensor
 from .._tensor import Tensor
 from ..autograd.graph import saved_tensors_hooks
+from ..nn import functional as F
+from ..utils import checkpoint as _checkpoint_module
 from ..viz import graph_nodes
-from . import Result, compare_values, run_check
+from . import Result, compare_sequences, compare_values, run_check
 
-__all__ = ["check_count_saved", "check_half_precision_hooks", "check_checkpoint"]
+__all__ = ["check_predict_nested", "check_half_precision_hooks", "check_checkpoint",
+           "get_rng_state", "set_rng_state"]
 
 
-def check_count_saved(count_saved):
-    """``count_saved(fn, x)`` runs ``fn(x)`` under saved-tensor hooks and returns how many
-    tensors were packed during that forward."""
-    cases = [("lambda x: x * x", lambda x: x * x, 2),
-             ("lambda x: x * 2.0", lambda x: x * 2.0, 0),
-             ("lambda x: x.exp()", lambda x: x.exp(), 1),
-             ("lambda x: (x * 3.0).sin().exp()", lambda x: (x * 3.0).sin().exp(), 2)]
+# --- the RNG state (PyTorch: torch.get_rng_state / torch.set_rng_state) ----------------------
+def get_rng_state():
+    """A copy of the state of the generator minigrad's random ops (``rand``, ``randn``,
+    dropout) draw from; PyTorch's ``torch.get_rng_state()``."""
+    return copy.deepcopy(_creation._generator[0].bit_generator.state)
 
+
+def set_rng_state(state):
+    """Put back a state from :func:`get_rng_state`: the next draws repeat the ones made
+    after it was taken; PyTorch's ``torch.set_rng_state(state)``."""
+    _creation._generator[0].bit_generator.state = copy.deepcopy(state)
+
+
+# --- exercise 1: which pair packs and unpacks ------------------------------------------------
+def _nested_trace():
+    """The scenario of section 2 (pairs tagged "outer", "inner", "during backward"):
+    the tags of the pack calls and of the unpack calls, in order."""
+    packs, unpacks = [], []
+
+    def tagged(tag):
+        return (lambda t: packs.append(tag) or (tag, t.detach()),
+                lambda p: unpacks.append(p[0]) or p[1])
+
+    x = tensor([1.0, 2.0], requires_grad=True)
+    with saved_tensors_hooks(*tagged("outer")):
+        y = x.sin()
+        with saved_tensors_hooks(*tagged("inner")):
+            z = y * y
+            z2 = z * 3.0
+        w = z2.exp()
+    with saved_tensors_hooks(*tagged("during backward")):
+        w.sum().backward()
+    return packs, unpacks
+
+
+def check_predict_nested(predict_nested):
+    """``predict_nested()`` returns ``(packs, unpacks)``: the tags of the pairs whose pack
+    and unpack run, in order, in section 2's scenario."""
     def body():
-        for text, fn, expected in cases:
-            x = tensor([0.5, -1.0, 2.0], requires_grad=True)
-            got = count_saved(fn, x)
-            if not isinstance(got, int):
-                return Result(False, f"for {text} you returned {type(got).__name__} {got!r}; "
-                                     "return an int.")
-            if got != expected:
-                hint = ""
-                if got == 0 and expected:
-                    hint = (" pack runs during the forward pass: count there (unpack only "
-                            "runs in backward).")
-                elif expected == 0:
-                    hint = " A Python scalar is saved as a wrapped number and never packed."
-                return Result(False, f"for {text} you counted {got} packed tensor(s), expected "
-                                     f"{expected}.{hint}")
-        return Result(True, "count_saved counts every pack call, and scalars are not packed.")
-    return run_check("count_saved", body)
+        got = predict_nested()
+        packs, unpacks = _nested_trace()
+        if not (isinstance(got, (tuple, list)) and len(got) == 2
+                and all(isinstance(g, (tuple, list)) for g in got)):
+            return Result(False, "return two lists of tags, (packs, unpacks), e.g. "
+                                 f"([\"outer\"], [\"outer\"]); you returned {got!r}.")
+        for what, mine, right in (("the pack calls", got[0], packs),
+                                  ("the unpack calls", got[1], unpacks)):
+            mine = list(mine)
+            if mine == right:
+                continue
+            why = []
+            if "during backward" in mine:
+                why.append("the pair is stored with each saved value when it is packed, in the "
+                           "forward pass: the context around backward() is never used")
+            if len(mine) != len(right):
+                why.append(f"{len(right)} values are saved: x by sin (outer), y twice by y * y "
+                           "(self and other, inner), nothing by z * 3.0 (its gradient is "
+                           "3.0 * grad: no tensor needed, and a Python scalar is never "
+                           "packed), the result by exp (outer); each is packed by one pair "
+                           "only, the innermost")
+            elif what == "the unpack calls" and sorted(mine) == sorted(right):
+                why.append("backward runs the node created last first: exp's node (outer), "
+                           "then y * y's (inner, twice), then sin's (outer)")
+            elif what == "the pack calls" and sorted(mine) == sorted(right):
+                why.append("pack runs during the forward pass, in the order the ops run")
+            if not why:
+                why.append("only the innermost pair packs a value (no chaining), and the "
+                           "same pair unpacks it")
+            verdict = compare_sequences(what, mine, right).message
+            return Result(False, f"{verdict} Why: " + "; ".join(why) + ".")
+        return Result(True, f"packs {packs}, unpacks {unpacks}: the innermost pair at pack "
+                            "time, whatever is active during backward.")
+    return run_check("predict_nested", body)
 
 
 def _nbytes(obj):
@@ -78,8 +141,8 @@ def _reference_grads():
 
 
 def check_half_precision_hooks(half_precision_hooks):
-    """``half_precision_hooks()`` returns ``(pack, unpack)``: pack keeps a float16 numpy
-    copy of the tensor (half the bytes), unpack gives back a float32 tensor."""
+    """``half_precision_hooks()`` returns ``(pack, unpack)``: pack keeps a float16 copy of
+    the tensor's data (half the bytes), unpack gives back a float32 tensor."""
     def body():
         pair = half_precision_hooks()
         if not (isinstance(pair, tuple) and len(pair) == 2):
@@ -99,7 +162,7 @@ def check_half_precision_hooks(half_precision_hooks):
             if isinstance(p, Tensor) and p.element_size() == 4:
                 return Result(False, "pack returned a float32 tensor: it still holds "
                                      f"{full} bytes. Keep a float16 numpy array instead "
-                                     "(t.detach().numpy().astype(np.float16)).")
+                                     "(numpy's astype makes the copy).")
             if _nbytes(p) * 2 != full:
                 return Result(False, f"a tensor of {full} bytes was packed into {_nbytes(p)} "
                                      f"bytes, expected {full // 2} (float16).")
@@ -121,10 +184,15 @@ def check_half_precision_hooks(half_precision_hooks):
     return run_check("half_precision_hooks", body)
 
 
+
+
+# --- exercise 3: a checkpoint with several inputs and outputs, and the RNG -------------------
 def _held_bytes(root, weights):
     """Bytes the graph's saved values hold between forward and backward (weights aside)."""
     skip = {id(w._array) for w in weights}
     total = 0
+    if root.grad_fn is None:
+        return 0
     for node in graph_nodes(root):
         saved = list(getattr(node, "_stored", {}).values())
         saved += list(getattr(node, "_packed_tensors", ()) or ())
@@ -138,39 +206,230 @@ def _held_bytes(root, weights):
     return total
 
 
+@contextlib.contextmanager
+def _spy_ready_made(checkpoint, used):
+    """Record in ``used`` every call of minigrad's checkpoint (either variant) and of a
+    ``checkpoint`` function in the learner's namespace (section 5's helper)."""
+    module = _checkpoint_module
+    real_frame, real_function = module._Frame, module.CheckpointFunction
+
+    class SpyFrame(real_frame):
+        def __init__(self, *args, **kwargs):
+            used.append("minigrad.utils.checkpoint.checkpoint, which does all the work for you")
+            super().__init__(*args, **kwargs)
+
+    def spy_apply(*args):
+        used.append("minigrad.utils.checkpoint.checkpoint, which does all the work for you")
+        return real_function.apply(*args)
+
+    namespace = getattr(checkpoint, "__globals__", None)
+    helper = namespace.get("checkpoint") if isinstance(namespace, dict) else None
+    wrap_helper = (callable(helper) and helper is not checkpoint
+                   and helper is not module.checkpoint)
+    if wrap_helper:
+        def spy_helper(*args, **kwargs):
+            used.append("the checkpoint helper of section 5, which takes one input and no RNG state")
+            return helper(*args, **kwargs)
+        namespace["checkpoint"] = spy_helper
+    module._Frame = SpyFrame
+    module.CheckpointFunction = types.SimpleNamespace(apply=spy_apply)
+    try:
+        yield
+    finally:
+        module._Frame, module.CheckpointFunction = real_frame, real_function
+        if wrap_helper:
+            namespace["checkpoint"] = helper
+
+
+def _ckpt_weights(n):
+    rng = np.random.default_rng(3)
+    return [tensor((rng.standard_normal((8, 8)) / 3).astype(np.float32), requires_grad=True)
+            for _ in range(n)]
+
+
+def _ckpt_input(seed, requires_grad=False):
+    return tensor(np.random.default_rng(seed).standard_normal((4, 8)).astype(np.float32),
+                  requires_grad=requires_grad)
+
+
+class _Scenario:
+    """One graph run twice: without checkpoint (the expectation) and through the learner's
+    checkpoint. ``fn`` counts its calls and records the grad mode of each."""
+
+    def __init__(self, name, block, n_weights, inputs, loss, rng):
+        self.name, self.block, self.n_weights = name, block, n_weights
+        self.inputs, self.loss, self.rng = inputs, loss, rng
+
+    def run(self, checkpoint=None):
+        weights = _ckpt_weights(self.n_weights)
+        inputs = self.inputs()
+        calls = self.calls = []
+
+        def fn(*args):
+            calls.append(grad_mode.is_grad_enabled())
+            return self.block(weights, *args)
+
+        manual_seed(7)
+        out = fn(*inputs) if checkpoint is None else checkpoint(fn, *inputs)
+        after_forward = len(calls)
+        outputs = out if isinstance(out, tuple) else (out,)
+        fits = (len(outputs) == self.loss.__code__.co_argcount
+                and all(isinstance(o, Tensor) for o in outputs))
+        loss = self.loss(*outputs) if fits else None
+        held = 0 if loss is None else _held_bytes(loss, weights)
+        between = rand(2) if self.rng else None          # drawn between forward and backward
+        if loss is not None:
+            loss.backward()
+        after = rand(3) if self.rng else None
+        leaves = weights + [t for t in inputs if t.requires_grad]
+        return types.SimpleNamespace(out=out, held=held, calls=calls, after_forward=after_forward,
+                                     between=between, after=after,
+                                     grads=[t.grad for t in leaves])
+
+
+def _mlp_block(weights, h):
+    for w in weights:
+        h = (h @ w).tanh()
+    return h.sum()
+
+
+def _two_outputs_block(weights, h, g):
+    a = (h @ weights[0]).tanh()
+    b = (a * g).sigmoid() @ weights[1]
+    return a, b
+
+
+def _dropout_block(weights, h):
+    h = (h @ weights[0]).tanh()
+    h = F.dropout(h, 0.5, training=True)
+    return (h @ weights[1]).tanh().sum()
+
+
+_CKPT_SCENARIOS = [
+    _Scenario("fn(x), one output (a 3-layer MLP)", _mlp_block, 3,
+              lambda: (_ckpt_input(1),), lambda out: out, rng=False),
+    _Scenario("fn(x, g) with two inputs that require grad and two outputs (a, b)",
+              _two_outputs_block, 2,
+              lambda: (_ckpt_input(1, True), _ckpt_input(2, True)),
+              lambda a, b: a.sum() + b.sum(), rng=False),
+    _Scenario("fn(x) with dropout inside, and a random draw between forward and backward",
+              _dropout_block, 2, lambda: (_ckpt_input(1),), lambda out: out, rng=True),
+]
+
+
+def _compare_checkpoint(s, want, got):
+    """The first difference between the run without checkpoint and the learner's."""
+    where = f"on {s.name}"
+    want_out = want.out if isinstance(want.out, tuple) else (want.out,)
+    got_out = got.out if isinstance(got.out, tuple) else (got.out,)
+    if isinstance(want.out, tuple) != isinstance(got.out, tuple) or len(want_out) != len(got_out):
+        return Result(False, f"{where} your checkpoint returned {type(got.out).__name__}, expected "
+                             f"what fn returns ({type(want.out).__name__} of {len(want_out)}): "
+                             "return fn's result as it is.")
+    for i, (g, e) in enumerate(zip(got_out, want_out)):
+        if not isinstance(g, Tensor):
+            return Result(False, f"{where} output {i} is {type(g).__name__}, expected a Tensor.")
+        if not np.allclose(g._array, e._array, atol=1e-5):
+            more = (" With dropout inside fn, the forward must draw the same numbers as fn "
+                    "without checkpoint: don't re-seed (manual_seed), take the state with "
+                    "get_rng_state() and leave the generator alone in forward." if s.rng else "")
+            return Result(False, f"{where} output {i} differs from fn's own result.{more}")
+    if got.after_forward != 1:
+        return Result(False, f"{where} fn ran {got.after_forward} times during the forward pass, "
+                             "expected 1.")
+    if got.held > 0:
+        return Result(False, f"{where} the graph holds {got.held} bytes of saved activations "
+                             "between forward and backward: pack should keep only a small key "
+                             "(an index), not the tensor.")
+    if s.rng and not np.allclose(got.between._array, want.between._array):
+        return Result(False, f"{where} a random draw right after your checkpoint's forward gave "
+                             "other numbers than without checkpoint: the forward must leave the "
+                             "generator where fn left it.")
+    recomputes = got.calls[1:]
+    if not recomputes:
+        return Result(False, f"{where} fn was never recomputed in backward: unpack must run fn "
+                             "again to rebuild the saved tensors.")
+    if len(recomputes) > 1:
+        return Result(False, f"{where} fn was recomputed {len(recomputes)} times in one backward, "
+                             "expected once: keep the recomputed tensors after the first unpack "
+                             "and serve the other unpacks from them.")
+    if not recomputes[0]:
+        return Result(False, f"{where} fn was recomputed with grad mode off: recompute under "
+                             "enable_grad(): backward runs with grad mode off, and without a "
+                             "graph no op saves anything.")
+    for i, (g, e) in enumerate(zip(got.grads, want.grads)):
+        r = compare_values(f"{where} gradient {i} (weights first, then the inputs that require "
+                           "grad)", g, e)
+        if not r:
+            if s.rng:
+                return Result(False, f"{r.message} The recompute drew another dropout mask: "
+                                     "take get_rng_state() before the first forward and "
+                                     "set_rng_state() it before recomputing.")
+            if e is not None and g is not None and len(want.grads) > s.n_weights:
+                return Result(False, f"{r.message} Recompute from inputs detached and set to "
+                                     "require grad like the originals "
+                                     "(t.detach().requires_grad_(t.requires_grad)), each of "
+                                     "them: else the ops save other tensors.")
+            return r
+    if s.rng and not np.allclose(got.after._array, want.after._array):
+        return Result(False, f"{where} the gradients are right, but after backward the generator "
+                             "is not where it would be without checkpoint: the recompute used "
+                             "up random numbers. Take get_rng_state() when unpack starts and "
+                             "set it back after recomputing (PyTorch forks the RNG there).")
+    return None
+
+
 def check_checkpoint(checkpoint):
-    """``checkpoint(fn, x)`` returns ``fn(x)`` without keeping fn's saved activations:
-    they are recomputed (once) when backward first needs them."""
+    """``checkpoint(fn, *args)`` returns ``fn(*args)`` (a tensor or a tuple of them) without
+    keeping fn's saved activations; backward recomputes fn once, with the same random
+    numbers, and leaves the generator as it would be without checkpoint. Calling minigrad's
+    checkpoint or section 5's helper is refused."""
     def body():
-        expected = _reference_grads()
-        weights = _weights()
-        calls = [0]
-
-        def block(h):
-            calls[0] += 1
-            return _mlp(h, weights)
-
-        x = _input()
-        out = checkpoint(block, x)
-        held = _held_bytes(out, weights)
-        if held > 0:
-            return Result(False, f"between forward and backward the graph still holds {held} "
-                                 "bytes of saved activations: pack should keep only a small key "
-                                 "(an index), not the tensor.")
-        if calls[0] != 1:
-            return Result(False, f"fn ran {calls[0]} times during the forward pass, expected 1.")
-        out.backward()
-        if calls[0] == 1:
-            return Result(False, "fn was never recomputed in backward: unpack must run fn "
-                                 "again (with grad enabled) to rebuild the saved tensors.")
-        if calls[0] > 2:
-            return Result(False, f"fn was recomputed {calls[0] - 1} times in one backward, "
-                                 "expected once: keep the recomputed tensors after the first "
-                                 "unpack and serve the other unpacks from them.")
-        for i, (w, e) in enumerate(zip(weights, expected)):
-            r = compare_values(f"the gradient of weight {i}", w.grad, e)
-            if not r:
-                return r
-        return Result(True, "nothing held between forward and backward, one recomputation, "
-                            "and the same gradients.")
+        state = get_rng_state()
+        used = []
+        try:
+            with _spy_ready_made(checkpoint, used):
+                result = _run_checkpoint(checkpoint)
+        except NotImplementedError:
+            raise
+        except Exception:
+            if not used:         # the learner's own error: run_check reports it
+                raise
+        finally:
+            set_rng_state(state)
+        if used:
+            return Result(False, f"your checkpoint calls {used[0]}: the exercise is to write the "
+                                 "pack/unpack pair yourself.")
+        return result
     return run_check("checkpoint", body)
+
+
+def _run_checkpoint(checkpoint):
+    for s in _CKPT_SCENARIOS:
+        want = s.run()
+        try:
+            got = s.run(checkpoint)
+        except NotImplementedError:          # a RuntimeError too: the stub
+            raise
+        except IndexError as exc:
+            if len(s.calls) > 1 and s.calls[1]:      # recomputed with grad mode on
+                return Result(False, f"on {s.name} your code raised IndexError ({exc}): the "
+                                     "recompute saved fewer tensors than the forward. Recompute "
+                                     "from inputs detached and set to require grad like the "
+                                     "originals (t.detach().requires_grad_(t.requires_grad)): "
+                                     "an op saves what its inputs' gradients need.")
+            return Result(False, f"on {s.name} your code raised IndexError ({exc}): the recompute "
+                                 "saved fewer tensors than the forward. Recompute under "
+                                 "enable_grad(): backward runs with grad mode off, so no op "
+                                 "saves anything there.")
+        except RuntimeError as exc:
+            return Result(False, f"on {s.name} backward raised RuntimeError: {exc}. If it comes "
+                                 "from your unpack: recompute under enable_grad() (backward runs "
+                                 "with grad mode off), from inputs detached and set to require "
+                                 "grad like the originals.")
+        miss = _compare_checkpoint(s, want, got)
+        if miss is not None:
+            return miss
+    return Result(True, "nothing held between forward and backward, one recomputation with "
+                        "the same dropout mask, the generator left where it was, and the same "
+                        "outputs and gradients for several inputs and outputs.")
