@@ -1,7 +1,7 @@
 """The exercise checks of lessons 08-09: a right answer gets ✅, typical wrong answers get
 a specific ❌, a stub gets "not implemented yet", and no check ever raises."""
 
-from minigrad.nn.modules import module as module_mod
+import numpy as np
 
 
 from exercise_support import stub
@@ -15,123 +15,48 @@ def verdict(check, fn, capsys):
 
 
 # --- lesson 08 ---------------------------------------------------------------------------
+import warnings
+
+import minigrad as torch
 from minigrad.exercises import lesson08 as l08
 
-
-def shapes_right(model, x):
-    shapes, handles = {}, []
-    for name, child in model.named_children():
-        handles.append(child.register_forward_hook(
-            lambda mod, args, out, name=name: shapes.__setitem__(name, list(out.shape))))
-    try:
-        model(x)
-    finally:
-        for h in handles:
-            h.remove()
-    return shapes
+MODULE_ORDER = ["forward pre-hook", "forward", "forward hook", "tensor hook on out",
+                "backward pre-hook", "full backward hook", "tensor hook on x"]
 
 
-def shapes_leaky(model, x):                    # forgets to remove the hooks
-    shapes = {}
-    for name, child in model.named_children():
-        child.register_forward_hook(
-            lambda mod, args, out, name=name: shapes.__setitem__(name, list(out.shape)))
-    model(x)
-    return shapes
+def swapped(order, a, b):
+    order = list(order)
+    i, j = order.index(a), order.index(b)
+    order[i], order[j] = order[j], order[i]
+    return order
 
 
-def shapes_of_inputs(model, x):                # records the inputs, not the outputs
-    shapes, handles = {}, []
-    for name, child in model.named_children():
-        handles.append(child.register_forward_pre_hook(
-            lambda mod, args, name=name: shapes.__setitem__(name, list(args[0].shape))))
-    model(x)
-    for h in handles:
-        h.remove()
-    return shapes
-
-
-def shapes_global_leak(model, x):
-    module_mod.register_module_forward_hook(lambda *a: None)
-    return shapes_right(model, x)
-
-
-def test_l08_record_output_shapes(capsys):
-    assert verdict(l08.check_record_output_shapes, shapes_right, capsys)[0]
-    ok, msg = verdict(l08.check_record_output_shapes, shapes_leaky, capsys)
-    assert not ok and "still registered" in msg
-    ok, msg = verdict(l08.check_record_output_shapes, shapes_of_inputs, capsys)
-    assert not ok and "child '0' (Conv2d): shape [3, 1, 8, 8], expected [3, 16, 8, 8]" in msg
-    ok, msg = verdict(l08.check_record_output_shapes, lambda m, x: list(shapes_right(m, x).values()),
+def test_l08_module_hook_order(capsys):
+    check = l08.check_module_hook_order
+    assert verdict(check, lambda: list(MODULE_ORDER), capsys)[0]
+    ok, msg = verdict(check, lambda: swapped(MODULE_ORDER, "tensor hook on out", "backward pre-hook"),
                       capsys)
-    assert not ok and "return a dict" in msg
-    ok, msg = verdict(l08.check_record_output_shapes,
-                      lambda m, x: {k: v for k, v in shapes_right(m, x).items() if k != "3"}, capsys)
-    assert not ok and "['3'] are missing" in msg
-    before = len(module_mod._global_forward_hooks)
-    ok, msg = verdict(l08.check_record_output_shapes, shapes_global_leak, capsys)
-    assert not ok and "global module hook" in msg
-    assert len(module_mod._global_forward_hooks) == before      # the check cleaned up
-    ok, msg = verdict(l08.check_record_output_shapes, stub, capsys)
-    assert not ok and "not implemented yet" in msg
-
-
-def make_cam(use="grad_output", normalise=True, relu=True, remove=True, mean_dims=(1, 2)):
-    def grad_cam(model, layer, image, target):
-        saved = {}
-        h1 = layer.register_forward_hook(lambda mod, args, out: saved.update(A=out.detach(),
-                                                                             X=args[0].detach()))
-        h2 = layer.register_full_backward_hook(
-            lambda mod, gi, go: saved.update(dA=go[0], dX=gi[0]))
-        model.eval()
-        model(image[None])[0, target].backward()
-        if remove:
-            h1.remove()
-            h2.remove()
-        A, dA = (saved["A"][0], saved["dA"][0]) if use == "grad_output" else (saved["X"][0], saved["dX"][0])
-        cam = (dA.mean(dim=mean_dims)[:, None, None] * A).sum(0) if mean_dims == (1, 2) else \
-            (dA.mean(dim=0) * A.sum(0))
-        if relu:
-            cam = cam.relu()
-        top = cam.max().item()
-        if normalise and top > 0:
-            cam = cam / top
-        return cam.numpy()
-    return grad_cam
-
-
-def cam_tensor_hook(model, layer, image, target):
-    saved = {}
-
-    def fwd(mod, args, out):
-        saved["A"] = out.detach()
-        out.register_hook(lambda g: saved.update(dA=g))
-    h = layer.register_forward_hook(fwd)
-    try:
-        model(image[None])[0, target].backward()
-    finally:
-        h.remove()
-    cam = (saved["dA"][0].mean(dim=(1, 2))[:, None, None] * saved["A"][0]).sum(0).relu()
-    top = cam.max().item()
-    return cam / top if top > 0 else cam          # a tensor is accepted too
-
-
-def test_l08_grad_cam(capsys):
-    assert verdict(l08.check_grad_cam, make_cam(), capsys)[0]
-    assert verdict(l08.check_grad_cam, cam_tensor_hook, capsys)[0]
-    ok, msg = verdict(l08.check_grad_cam, make_cam(use="grad_input"), capsys)
-    assert not ok and "layer's *input*" in msg
-    ok, msg = verdict(l08.check_grad_cam, make_cam(relu=False), capsys)
-    assert not ok and "ReLU" in msg
-    ok, msg = verdict(l08.check_grad_cam, make_cam(normalise=False), capsys)
-    assert not ok and "not normalised" in msg
-    ok, msg = verdict(l08.check_grad_cam, make_cam(remove=False), capsys)
-    assert not ok and "still registered" in msg
-    ok, msg = verdict(l08.check_grad_cam, make_cam(mean_dims=0), capsys)
-    assert not ok and "mean" in msg
-    ok, msg = verdict(l08.check_grad_cam, lambda *a: None, capsys)
-    assert not ok and "returned None" in msg
-    ok, msg = verdict(l08.check_grad_cam, stub, capsys)
+    assert not ok and "event 4 is 'backward pre-hook'" in msg and "before that node runs" in msg
+    ok, msg = verdict(check, lambda: swapped(MODULE_ORDER, "full backward hook", "tensor hook on x"),
+                      capsys)
+    assert not ok and "AccumulateGrad" in msg
+    ok, msg = verdict(check, lambda: swapped(MODULE_ORDER, "full backward hook", "backward pre-hook"),
+                      capsys)
+    assert not ok and "inputs' node" in msg
+    ok, msg = verdict(check, lambda: swapped(MODULE_ORDER, "forward", "forward hook"), capsys)
+    assert not ok and "Module.__call__" in msg
+    ok, msg = verdict(check, lambda: MODULE_ORDER[:-1], capsys)
+    assert not ok and "misses ['tensor hook on x']" in msg
+    ok, msg = verdict(check, lambda: MODULE_ORDER + ["tensor hook on y"], capsys)
+    assert not ok and "unknown event name" in msg
+    ok, msg = verdict(check, lambda: "forward pre-hook", capsys)
+    assert not ok and "return a list" in msg
+    # bypass: running the pass instead of predicting it
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ok, msg = verdict(check, l08._module_pass, capsys)
+    assert not ok and "ran a backward pass" in msg
+    ok, msg = verdict(check, stub, capsys)
     assert not ok and "not implemented yet" in msg
 
 
@@ -156,6 +81,14 @@ def reversal_noop(module, lam):
     return module.register_full_backward_hook(lambda mod, gi, go: None)
 
 
+def reversal_first_only(module, lam):
+    return module.register_full_backward_hook(lambda mod, gi, go: (-lam * gi[0],))
+
+
+def reversal_no_none(module, lam):
+    return module.register_full_backward_hook(lambda mod, gi, go: tuple(-lam * g for g in gi))
+
+
 def test_l08_gradient_reversal(capsys):
     assert verdict(l08.check_gradient_reversal, reversal_right, capsys)[0]
     ok, msg = verdict(l08.check_gradient_reversal, reversal_pre_hook, capsys)
@@ -166,7 +99,65 @@ def test_l08_gradient_reversal(capsys):
     assert not ok and "return the handle" in msg
     ok, msg = verdict(l08.check_gradient_reversal, reversal_noop, capsys)
     assert not ok and "kept its normal gradient" in msg
+    ok, msg = verdict(l08.check_gradient_reversal, reversal_first_only, capsys)
+    assert not ok and "two inputs" in msg and "one entry per element of grad_input" in msg
+    ok, msg = verdict(l08.check_gradient_reversal, reversal_no_none, capsys)
+    assert not ok and "first layer" in msg and "keep a None entry as None" in msg
     ok, msg = verdict(l08.check_gradient_reversal, stub, capsys)
+    assert not ok and "not implemented yet" in msg
+
+
+def make_cam_pp(relu_g=True, guard_zero=True, plain=False, remove=True, normalise=True):
+    """Grad-CAM++ with hooks, right by default, with one thing wrong on request."""
+    def grad_cam_pp(model, layer, image, target):
+        saved = {}
+        h1 = layer.register_forward_hook(lambda mod, args, out: saved.update(A=out.detach()))
+        h2 = layer.register_full_backward_hook(lambda mod, gi, go: saved.update(g=go[0]))
+        model.eval()
+        model(image[None])[0, target].backward()
+        if remove:
+            h1.remove()
+            h2.remove()
+        A, g = saved["A"][0], saved["g"][0]
+        if plain:
+            weights = g.mean(dim=(1, 2))
+        else:
+            g2, g3 = g ** 2, g ** 3
+            denom = 2 * g2 + A.sum(dim=(1, 2))[:, None, None] * g3
+            if guard_zero:
+                alpha = torch.where(g != 0, g2 / torch.where(denom != 0, denom, torch.ones_like(denom)),
+                                    torch.zeros_like(g))
+            else:
+                alpha = g2 / denom
+            weights = (alpha * (g.relu() if relu_g else g)).sum(dim=(1, 2))
+        cam = (weights[:, None, None] * A).sum(0).relu()
+        top = cam.max().item()
+        if normalise and top > 0:
+            cam = cam / top
+        return cam.numpy()
+    return grad_cam_pp
+
+
+def test_l08_grad_cam_pp(capsys):
+    check = l08.check_grad_cam_pp
+    assert verdict(check, make_cam_pp(), capsys)[0]
+    ok, msg = verdict(check, make_cam_pp(plain=True), capsys)
+    assert not ok and "plain Grad-CAM" in msg
+    with np.errstate(all="ignore"):
+        ok, msg = verdict(check, make_cam_pp(guard_zero=False), capsys)
+    assert not ok and "NaN" in msg and "0/0" in msg
+    ok, msg = verdict(check, make_cam_pp(relu_g=False), capsys)
+    assert not ok and "relu(g)" in msg
+    ok, msg = verdict(check, make_cam_pp(normalise=False), capsys)
+    assert not ok and "divide by the max" in msg
+    ok, msg = verdict(check, make_cam_pp(remove=False), capsys)
+    assert not ok and "still registered" in msg
+    ok, msg = verdict(check, lambda *a: None, capsys)
+    assert not ok and "returned None" in msg
+    # bypass: calling the check's own reference
+    ok, msg = verdict(check, lambda m, layer, im, t: l08._reference_cam_pp(m, 2, im, t), capsys)
+    assert not ok and "the check's own reference" in msg
+    ok, msg = verdict(check, stub, capsys)
     assert not ok and "not implemented yet" in msg
 
 
