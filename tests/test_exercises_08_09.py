@@ -162,92 +162,160 @@ def test_l08_grad_cam_pp(capsys):
 
 
 # --- lesson 09 ---------------------------------------------------------------------------
+from minigrad.autograd import graph as autograd_graph
 from minigrad.autograd import op_hooks
+from minigrad.autograd.graph import saved_tensors_hooks
 from minigrad.exercises import lesson09 as l09
+from minigrad.nn.modules import module as module_mod
+from minigrad.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 
-FLOP_OPS = ("mm", "addmm", "convolution")
-
-
-def make_counter(factor=2, remove=True, with_bias=False, ops=FLOP_OPS):
-    def count_flops(fn, x):
-        flops = {}
-
-        def hook(name, args, out):
-            if name not in ops:
-                return
-            if name == "relu":
-                f = out.numel()
-            elif name == "convolution":
-                weight = args[1]
-                n, cout, h, w = out.shape
-                f = factor * n * cout * h * w * weight.shape[1] * weight.shape[2] * weight.shape[3]
-            else:
-                a, b = (args[1], args[2]) if name == "addmm" else (args[0], args[1])
-                f = factor * a.shape[0] * a.shape[1] * b.shape[1]
-                if with_bias and name == "addmm":
-                    f += out.shape[0] * out.shape[1]
-            flops[name] = flops.get(name, 0) + f
-        handle = op_hooks.register_op_forward_hook(hook)
-        fn(x)
-        if remove:
-            handle.remove()
-        return flops
-    return count_flops
+TRACE = ["pre Sequential", "pre Linear", "op t", "op addmm", "post Linear",
+         "pre ReLU", "op relu", "post ReLU", "post Sequential"]
 
 
-def test_l09_count_flops(capsys):
-    assert verdict(l09.check_count_flops, make_counter(), capsys)[0]
-    ok, msg = verdict(l09.check_count_flops, make_counter(factor=1), capsys)
-    assert not ok and "multiply-add is 2 FLOPs" in msg
-    ok, msg = verdict(l09.check_count_flops, make_counter(with_bias=True), capsys)
-    assert not ok and "bias" in msg
-    ok, msg = verdict(l09.check_count_flops, make_counter(ops=("mm", "addmm", "convolution", "relu")),
-                      capsys)
-    assert not ok and "count only mm, addmm and convolution" in msg
+def trace_by_running():
+    log = []
+    handles = [register_module_forward_pre_hook(lambda m, a: log.append(f"pre {type(m).__name__}")),
+               register_module_forward_hook(lambda m, a, o: log.append(f"post {type(m).__name__}")),
+               op_hooks.register_op_forward_hook(lambda n, a, o: log.append(f"op {n}"))]
+    l09.trace_model()(torch.ones(4, 3))
+    for h in handles:
+        h.remove()
+    return log
+
+
+def test_l09_module_op_trace(capsys):
+    check = l09.check_module_op_trace
+    assert verdict(check, lambda: list(TRACE), capsys)[0]
+    ok, msg = verdict(check, lambda: [t for t in TRACE if t != "op t"], capsys)
+    assert not ok and "entry 3 is 'op addmm', expected 'op t'" in msg and "two ops" in msg
+    ok, msg = verdict(check, lambda: TRACE[:7] + ["post Sequential", "post ReLU"], capsys)
+    assert not ok and "module hooks nest" in msg
+    ok, msg = verdict(check, lambda: ["pre Linear", "pre Sequential"] + TRACE[2:], capsys)
+    assert not ok and "container is called first" in msg
+    ok, msg = verdict(check, lambda: TRACE[:3] + ["addmm"] + TRACE[4:], capsys)
+    assert not ok and "is not of the form" in msg
+    ok, msg = verdict(check, lambda: "pre Sequential", capsys)
+    assert not ok and "list of strings" in msg
+    # bypass: running the model to record the trace
     before = len(op_hooks._op_forward_hooks)
-    ok, msg = verdict(l09.check_count_flops, make_counter(remove=False), capsys)
-    assert not ok and "left registered" in msg
-    assert len(op_hooks._op_forward_hooks) == before                # the check cleaned up
-    ok, msg = verdict(l09.check_count_flops, stub, capsys)
+    ok, msg = verdict(check, trace_by_running, capsys)
+    assert not ok and "ran a model" in msg
+    assert len(op_hooks._op_forward_hooks) == before
+    ok, msg = verdict(check, stub, capsys)
     assert not ok and "not implemented yet" in msg
 
 
-def make_fsdp(pre_backward=True, free_once=True, forward_free=True, return_handles=True,
-              all_children=False):
-    def attach_fsdp_hooks(model, gather, free):
+def make_saved_bytes(innermost=True, root_only=False, remove=True, nbytes=True, in_with=True):
+    """saved_bytes_per_module, right by default, with one thing wrong on request."""
+    def saved_bytes_per_module(model, x):
+        names = {m: name for name, m in model.named_modules()}
+        stack, saved = [], {}
+
+        def enter(module, args):
+            stack.append(names.get(module))
+
+        def leave(module, args, out):
+            stack.pop()
+
+        def pack(t):
+            key = "" if root_only else (stack[-1] if innermost else stack[1] if len(stack) > 1 else "")
+            size = t.numel() * t.element_size() if nbytes else t.numel()
+            saved[key] = saved.get(key, 0) + size
+            return t
+        handles = [register_module_forward_pre_hook(enter), register_module_forward_hook(leave)]
+        if in_with:
+            with saved_tensors_hooks(pack, lambda t: t):
+                model(x)
+        else:
+            saved_tensors_hooks(pack, lambda t: t).__enter__()
+            model(x)
+        if remove:
+            for h in handles:
+                h.remove()
+        return saved
+    return saved_bytes_per_module
+
+
+def test_l09_saved_bytes_per_module(capsys):
+    check = l09.check_saved_bytes_per_module
+    assert verdict(check, make_saved_bytes(), capsys)[0]
+    ok, msg = verdict(check, make_saved_bytes(root_only=True), capsys)
+    assert not ok and "everything went to the root module" in msg
+    ok, msg = verdict(check, make_saved_bytes(innermost=False), capsys)
+    assert not ok and "a Sequential of Sequentials" in msg and "innermost" in msg
+    ok, msg = verdict(check, make_saved_bytes(nbytes=False), capsys)
+    assert not ok and "element_size" in msg
+    before = len(module_mod._global_forward_hooks)
+    ok, msg = verdict(check, make_saved_bytes(remove=False), capsys)
+    assert not ok and "left registered" in msg
+    assert len(module_mod._global_forward_hooks) == before          # the check cleaned up
+    ok, msg = verdict(check, make_saved_bytes(in_with=False), capsys)
+    assert not ok and "still active" in msg
+    assert autograd_graph.current_saved_tensors_hooks() is None      # ... and here too
+    ok, msg = verdict(check, lambda m, x: None, capsys)
+    assert not ok and "return a dict" in msg
+    ok, msg = verdict(check, stub, capsys)
+    assert not ok and "not implemented yet" in msg
+
+
+def make_prefetching(prefetch_forward=True, prefetch_backward=True, skip_gathered=True,
+                     backward_gather=True, return_handles=True):
+    """attach_prefetching_fsdp, right by default, with one thing wrong on request."""
+    def attach(model, gather, free):
+        units = [c for c in model.children() if list(c.parameters())]
+        alive = set()
+
+        def ensure(u):
+            if u not in alive or not skip_gathered:
+                alive.add(u)
+                gather(u)
+
+        def release(u):
+            alive.discard(u)
+            free(u)
         handles = []
-        for child in model.children():
-            params = list(child.parameters())
-            if not params and not all_children:
-                continue
-            handles.append(child.register_forward_pre_hook(lambda m, args: gather(m)))
-            if forward_free:
-                handles.append(child.register_forward_hook(lambda m, args, out: free(m)))
-            if pre_backward:
-                handles.append(child.register_full_backward_pre_hook(lambda m, go: gather(m)))
-            seen = {"n": 0}
+        for k, unit in enumerate(units):
+            after = units[k + 1] if k + 1 < len(units) and prefetch_forward else None
+            before = units[k - 1] if k > 0 and prefetch_backward else None
 
-            def ready(p, child=child, seen=seen, total=len(params)):
-                seen["n"] += 1
-                if not free_once or seen["n"] == total:
-                    seen["n"] = 0
-                    free(child)
-            handles += [p.register_post_accumulate_grad_hook(ready) for p in params]
+            def pre_forward(m, args, after=after):
+                ensure(m)
+                if after is not None:
+                    ensure(after)
+
+            def pre_backward(m, go, before=before):
+                ensure(m)
+                if before is not None:
+                    ensure(before)
+            handles.append(unit.register_forward_pre_hook(pre_forward))
+            handles.append(unit.register_forward_hook(lambda m, a, o: release(m)))
+            if backward_gather:
+                handles.append(unit.register_full_backward_pre_hook(pre_backward))
+            params, done = list(unit.parameters()), {"n": 0}
+
+            def accumulated(p, unit=unit, done=done, total=len(params)):
+                done["n"] += 1
+                if done["n"] == total:
+                    done["n"] = 0
+                    release(unit)
+            handles += [p.register_post_accumulate_grad_hook(accumulated) for p in params]
         return handles if return_handles else None
-    return attach_fsdp_hooks
+    return attach
 
 
-def test_l09_fsdp_hooks(capsys):
-    assert verdict(l09.check_fsdp_hooks, make_fsdp(), capsys)[0]
-    ok, msg = verdict(l09.check_fsdp_hooks, make_fsdp(pre_backward=False), capsys)
-    assert not ok and "register_full_backward_pre_hook" in msg
-    ok, msg = verdict(l09.check_fsdp_hooks, make_fsdp(free_once=False), capsys)
-    assert not ok and "freed 2 times, expected once" in msg
-    ok, msg = verdict(l09.check_fsdp_hooks, make_fsdp(forward_free=False), capsys)
-    assert not ok and "the forward events" in msg
-    ok, msg = verdict(l09.check_fsdp_hooks, make_fsdp(all_children=True), capsys)
-    assert not ok and "only children that have parameters" in msg
-    ok, msg = verdict(l09.check_fsdp_hooks, make_fsdp(return_handles=False), capsys)
+def test_l09_prefetching_fsdp(capsys):
+    check = l09.check_prefetching_fsdp
+    assert verdict(check, make_prefetching(), capsys)[0]
+    ok, msg = verdict(check, make_prefetching(prefetch_forward=False), capsys)
+    assert not ok and "gather 3 must come before forward 1" in msg and "prefetch" in msg
+    ok, msg = verdict(check, make_prefetching(prefetch_backward=False), capsys)
+    assert not ok and "gather 3 must come before backward 5" in msg
+    ok, msg = verdict(check, make_prefetching(skip_gathered=False), capsys)
+    assert not ok and "already materialised" in msg
+    ok, msg = verdict(check, make_prefetching(backward_gather=False), capsys)
+    assert not ok and "NaN" in msg and "backward pre-hook" in msg
+    ok, msg = verdict(check, make_prefetching(return_handles=False), capsys)
     assert not ok and "list of handles" in msg
-    ok, msg = verdict(l09.check_fsdp_hooks, stub, capsys)
+    ok, msg = verdict(check, stub, capsys)
     assert not ok and "not implemented yet" in msg
