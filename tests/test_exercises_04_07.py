@@ -448,29 +448,33 @@ from minigrad.exercises import lesson07 as l07
 
 queue_callback = Variable._execution_engine.queue_callback
 
-
-def once_right(t, fn):
-    return t.register_hook(lambda g: queue_callback(fn))
+ORDER = ["y hook", "x post-accumulate", "cb1", "cb3", "cb2", "backward returned"]
 
 
-def once_too_early(t, fn):
-    return t.register_hook(lambda g: fn())
-
-
-def once_twice(t, fn):
-    def hook(g):
-        queue_callback(fn)
-        queue_callback(fn)
-    return t.register_hook(hook)
-
-
-def test_l07_call_once_after_backward(capsys):
-    assert verdict(l07.check_call_once_after_backward, once_right, capsys)[0]
-    ok, msg = verdict(l07.check_call_once_after_backward, once_too_early, capsys)
-    assert not ok and "fn ran too early" in msg and "queue_callback" in msg
-    ok, msg = verdict(l07.check_call_once_after_backward, once_twice, capsys)
-    assert not ok and "fn ran 2 time(s), expected once" in msg
-    ok, msg = verdict(l07.check_call_once_after_backward, stub, capsys)
+def test_l07_callback_order(capsys):
+    assert verdict(l07.check_callback_order, lambda: list(ORDER), capsys)[0]
+    ok, msg = verdict(l07.check_callback_order,
+                      lambda: ["y hook", "x post-accumulate", "cb1", "cb2", "cb3", "backward returned"],
+                      capsys)
+    assert not ok and "event 4 is 'cb2'" in msg and "first in, first out" in msg
+    ok, msg = verdict(l07.check_callback_order,
+                      lambda: ["y hook", "cb1", "cb3", "cb2", "x post-accumulate", "backward returned"],
+                      capsys)
+    assert not ok and "after x's AccumulateGrad" in msg
+    ok, msg = verdict(l07.check_callback_order,
+                      lambda: ["y hook", "x post-accumulate", "cb1", "cb3", "backward returned", "cb2"],
+                      capsys)
+    assert not ok and "inside backward()" in msg
+    ok, msg = verdict(l07.check_callback_order, lambda: ORDER[:-1], capsys)
+    assert not ok and "misses ['backward returned']" in msg
+    ok, msg = verdict(l07.check_callback_order, lambda: ORDER + ["cb4"], capsys)
+    assert not ok and "unknown event name" in msg
+    ok, msg = verdict(l07.check_callback_order, lambda: ORDER + ["cb2"], capsys)
+    assert not ok and "more than once" in msg
+    # bypass: running the pass instead of predicting it
+    ok, msg = verdict(l07.check_callback_order, l07._section1_pass, capsys)
+    assert not ok and "ran a backward pass" in msg
+    ok, msg = verdict(l07.check_callback_order, stub, capsys)
     assert not ok and "not implemented yet" in msg
 
 
@@ -493,13 +497,82 @@ def unused_returns_used(params, loss):
     return sorted(set(range(len(params))) - set(unused_right(params, loss)))
 
 
+def unused_leaky(params, loss):
+    reached = set()
+    for i, p in enumerate(params):
+        p.register_post_accumulate_grad_hook(lambda p, i=i: reached.add(i))
+    loss.backward()
+    return sorted(set(range(len(params))) - reached)
+
+
 def test_l07_unused_parameters(capsys):
     assert verdict(l07.check_unused_parameters, unused_right, capsys)[0]
     ok, msg = verdict(l07.check_unused_parameters, unused_by_grad_none, capsys)
     assert not ok and "`p.grad is None` finds nothing" in msg
     ok, msg = verdict(l07.check_unused_parameters, unused_returns_used, capsys)
     assert not ok and "you returned [0, 1, 3], expected [2, 4]" in msg
+    ok, msg = verdict(l07.check_unused_parameters, unused_leaky, capsys)
+    assert not ok and "still registered" in msg
     ok, msg = verdict(l07.check_unused_parameters, lambda params, loss: None, capsys)
     assert not ok and "return a list of indices" in msg
     ok, msg = verdict(l07.check_unused_parameters, stub, capsys)
+    assert not ok and "not implemented yet" in msg
+
+
+def make_bucketer(final="callback", cmp=">=", size="bytes", reset=True, order="ready",
+                  flush_empty=False, return_handles=True, flush_full=True):
+    """The bucketing of exercise 3, right by default, with one thing wrong on request."""
+    def attach(params, limit, flush):
+        state = {"bucket": [], "bytes": 0, "queued": False, "seen": 0}
+
+        def send(bucket):
+            if order == "params":
+                bucket = sorted(bucket)
+            flush(bucket)
+
+        def finish():
+            if state["bucket"] or flush_empty:
+                send(state["bucket"])
+            state.update(bucket=[], bytes=0, queued=False) if reset else state.update(queued=False)
+
+        def ready(p, i):
+            state["seen"] += 1
+            if final == "callback" and not state["queued"]:
+                state["queued"] = True
+                queue_callback(finish)
+            state["bucket"].append(i)
+            state["bytes"] += p.grad.numel() * (p.grad.element_size() if size == "bytes" else 1)
+            full = state["bytes"] >= limit if cmp == ">=" else state["bytes"] > limit
+            if full and flush_full:
+                send(state["bucket"])
+                state.update(bucket=[], bytes=0)
+            if final == "count" and state["seen"] % len(params) == 0 and state["bucket"]:
+                send(state["bucket"])
+                state.update(bucket=[], bytes=0)
+        handles = [p.register_post_accumulate_grad_hook(lambda p, i=i: ready(p, i))
+                   for i, p in enumerate(params)]
+        return handles if return_handles else None
+    return attach
+
+
+def test_l07_bucketed_all_reduce(capsys):
+    check = l07.check_bucketed_all_reduce
+    assert verdict(check, make_bucketer(), capsys)[0]
+    ok, msg = verdict(check, make_bucketer(final="count"), capsys)
+    assert not ok and "inside the last post-accumulate hook" in msg and "queue_callback" in msg
+    ok, msg = verdict(check, make_bucketer(final="none"), capsys)
+    assert not ok and "never sent" in msg
+    ok, msg = verdict(check, make_bucketer(flush_empty=True), capsys)
+    assert not ok and "empty bucket" in msg
+    ok, msg = verdict(check, make_bucketer(reset=False), capsys)
+    assert not ok and "backward pass 2" in msg and "some state survived" in msg
+    ok, msg = verdict(check, make_bucketer(size="numel"), capsys)
+    assert not ok and "element_size" in msg
+    ok, msg = verdict(check, make_bucketer(order="params"), capsys)
+    assert not ok and "order the gradients become ready" in msg
+    ok, msg = verdict(check, make_bucketer(flush_full=False), capsys)
+    assert not ok and "limit 1000 bytes, backward pass 1" in msg
+    ok, msg = verdict(check, make_bucketer(return_handles=False), capsys)
+    assert not ok and "list of the handles" in msg
+    ok, msg = verdict(check, stub, capsys)
     assert not ok and "not implemented yet" in msg

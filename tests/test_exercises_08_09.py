@@ -1,7 +1,7 @@
 """The exercise checks of lessons 08-09: a right answer gets ✅, typical wrong answers get
 a specific ❌, a stub gets "not implemented yet", and no check ever raises."""
 
-from minigrad.nn.modules import module as module_mod
+import numpy as np
 
 
 from exercise_support import stub
@@ -15,123 +15,48 @@ def verdict(check, fn, capsys):
 
 
 # --- lesson 08 ---------------------------------------------------------------------------
+import warnings
+
+import minigrad as torch
 from minigrad.exercises import lesson08 as l08
 
-
-def shapes_right(model, x):
-    shapes, handles = {}, []
-    for name, child in model.named_children():
-        handles.append(child.register_forward_hook(
-            lambda mod, args, out, name=name: shapes.__setitem__(name, list(out.shape))))
-    try:
-        model(x)
-    finally:
-        for h in handles:
-            h.remove()
-    return shapes
+MODULE_ORDER = ["forward pre-hook", "forward", "forward hook", "tensor hook on out",
+                "backward pre-hook", "full backward hook", "tensor hook on x"]
 
 
-def shapes_leaky(model, x):                    # forgets to remove the hooks
-    shapes = {}
-    for name, child in model.named_children():
-        child.register_forward_hook(
-            lambda mod, args, out, name=name: shapes.__setitem__(name, list(out.shape)))
-    model(x)
-    return shapes
+def swapped(order, a, b):
+    order = list(order)
+    i, j = order.index(a), order.index(b)
+    order[i], order[j] = order[j], order[i]
+    return order
 
 
-def shapes_of_inputs(model, x):                # records the inputs, not the outputs
-    shapes, handles = {}, []
-    for name, child in model.named_children():
-        handles.append(child.register_forward_pre_hook(
-            lambda mod, args, name=name: shapes.__setitem__(name, list(args[0].shape))))
-    model(x)
-    for h in handles:
-        h.remove()
-    return shapes
-
-
-def shapes_global_leak(model, x):
-    module_mod.register_module_forward_hook(lambda *a: None)
-    return shapes_right(model, x)
-
-
-def test_l08_record_output_shapes(capsys):
-    assert verdict(l08.check_record_output_shapes, shapes_right, capsys)[0]
-    ok, msg = verdict(l08.check_record_output_shapes, shapes_leaky, capsys)
-    assert not ok and "still registered" in msg
-    ok, msg = verdict(l08.check_record_output_shapes, shapes_of_inputs, capsys)
-    assert not ok and "child '0' (Conv2d): shape [3, 1, 8, 8], expected [3, 16, 8, 8]" in msg
-    ok, msg = verdict(l08.check_record_output_shapes, lambda m, x: list(shapes_right(m, x).values()),
+def test_l08_module_hook_order(capsys):
+    check = l08.check_module_hook_order
+    assert verdict(check, lambda: list(MODULE_ORDER), capsys)[0]
+    ok, msg = verdict(check, lambda: swapped(MODULE_ORDER, "tensor hook on out", "backward pre-hook"),
                       capsys)
-    assert not ok and "return a dict" in msg
-    ok, msg = verdict(l08.check_record_output_shapes,
-                      lambda m, x: {k: v for k, v in shapes_right(m, x).items() if k != "3"}, capsys)
-    assert not ok and "['3'] are missing" in msg
-    before = len(module_mod._global_forward_hooks)
-    ok, msg = verdict(l08.check_record_output_shapes, shapes_global_leak, capsys)
-    assert not ok and "global module hook" in msg
-    assert len(module_mod._global_forward_hooks) == before      # the check cleaned up
-    ok, msg = verdict(l08.check_record_output_shapes, stub, capsys)
-    assert not ok and "not implemented yet" in msg
-
-
-def make_cam(use="grad_output", normalise=True, relu=True, remove=True, mean_dims=(1, 2)):
-    def grad_cam(model, layer, image, target):
-        saved = {}
-        h1 = layer.register_forward_hook(lambda mod, args, out: saved.update(A=out.detach(),
-                                                                             X=args[0].detach()))
-        h2 = layer.register_full_backward_hook(
-            lambda mod, gi, go: saved.update(dA=go[0], dX=gi[0]))
-        model.eval()
-        model(image[None])[0, target].backward()
-        if remove:
-            h1.remove()
-            h2.remove()
-        A, dA = (saved["A"][0], saved["dA"][0]) if use == "grad_output" else (saved["X"][0], saved["dX"][0])
-        cam = (dA.mean(dim=mean_dims)[:, None, None] * A).sum(0) if mean_dims == (1, 2) else \
-            (dA.mean(dim=0) * A.sum(0))
-        if relu:
-            cam = cam.relu()
-        top = cam.max().item()
-        if normalise and top > 0:
-            cam = cam / top
-        return cam.numpy()
-    return grad_cam
-
-
-def cam_tensor_hook(model, layer, image, target):
-    saved = {}
-
-    def fwd(mod, args, out):
-        saved["A"] = out.detach()
-        out.register_hook(lambda g: saved.update(dA=g))
-    h = layer.register_forward_hook(fwd)
-    try:
-        model(image[None])[0, target].backward()
-    finally:
-        h.remove()
-    cam = (saved["dA"][0].mean(dim=(1, 2))[:, None, None] * saved["A"][0]).sum(0).relu()
-    top = cam.max().item()
-    return cam / top if top > 0 else cam          # a tensor is accepted too
-
-
-def test_l08_grad_cam(capsys):
-    assert verdict(l08.check_grad_cam, make_cam(), capsys)[0]
-    assert verdict(l08.check_grad_cam, cam_tensor_hook, capsys)[0]
-    ok, msg = verdict(l08.check_grad_cam, make_cam(use="grad_input"), capsys)
-    assert not ok and "layer's *input*" in msg
-    ok, msg = verdict(l08.check_grad_cam, make_cam(relu=False), capsys)
-    assert not ok and "ReLU" in msg
-    ok, msg = verdict(l08.check_grad_cam, make_cam(normalise=False), capsys)
-    assert not ok and "not normalised" in msg
-    ok, msg = verdict(l08.check_grad_cam, make_cam(remove=False), capsys)
-    assert not ok and "still registered" in msg
-    ok, msg = verdict(l08.check_grad_cam, make_cam(mean_dims=0), capsys)
-    assert not ok and "mean" in msg
-    ok, msg = verdict(l08.check_grad_cam, lambda *a: None, capsys)
-    assert not ok and "returned None" in msg
-    ok, msg = verdict(l08.check_grad_cam, stub, capsys)
+    assert not ok and "event 4 is 'backward pre-hook'" in msg and "before that node runs" in msg
+    ok, msg = verdict(check, lambda: swapped(MODULE_ORDER, "full backward hook", "tensor hook on x"),
+                      capsys)
+    assert not ok and "AccumulateGrad" in msg
+    ok, msg = verdict(check, lambda: swapped(MODULE_ORDER, "full backward hook", "backward pre-hook"),
+                      capsys)
+    assert not ok and "inputs' node" in msg
+    ok, msg = verdict(check, lambda: swapped(MODULE_ORDER, "forward", "forward hook"), capsys)
+    assert not ok and "Module.__call__" in msg
+    ok, msg = verdict(check, lambda: MODULE_ORDER[:-1], capsys)
+    assert not ok and "misses ['tensor hook on x']" in msg
+    ok, msg = verdict(check, lambda: MODULE_ORDER + ["tensor hook on y"], capsys)
+    assert not ok and "unknown event name" in msg
+    ok, msg = verdict(check, lambda: "forward pre-hook", capsys)
+    assert not ok and "return a list" in msg
+    # bypass: running the pass instead of predicting it
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ok, msg = verdict(check, l08._module_pass, capsys)
+    assert not ok and "ran a backward pass" in msg
+    ok, msg = verdict(check, stub, capsys)
     assert not ok and "not implemented yet" in msg
 
 
@@ -156,6 +81,14 @@ def reversal_noop(module, lam):
     return module.register_full_backward_hook(lambda mod, gi, go: None)
 
 
+def reversal_first_only(module, lam):
+    return module.register_full_backward_hook(lambda mod, gi, go: (-lam * gi[0],))
+
+
+def reversal_no_none(module, lam):
+    return module.register_full_backward_hook(lambda mod, gi, go: tuple(-lam * g for g in gi))
+
+
 def test_l08_gradient_reversal(capsys):
     assert verdict(l08.check_gradient_reversal, reversal_right, capsys)[0]
     ok, msg = verdict(l08.check_gradient_reversal, reversal_pre_hook, capsys)
@@ -166,97 +99,223 @@ def test_l08_gradient_reversal(capsys):
     assert not ok and "return the handle" in msg
     ok, msg = verdict(l08.check_gradient_reversal, reversal_noop, capsys)
     assert not ok and "kept its normal gradient" in msg
+    ok, msg = verdict(l08.check_gradient_reversal, reversal_first_only, capsys)
+    assert not ok and "two inputs" in msg and "one entry per element of grad_input" in msg
+    ok, msg = verdict(l08.check_gradient_reversal, reversal_no_none, capsys)
+    assert not ok and "first layer" in msg and "keep a None entry as None" in msg
     ok, msg = verdict(l08.check_gradient_reversal, stub, capsys)
     assert not ok and "not implemented yet" in msg
 
 
-# --- lesson 09 ---------------------------------------------------------------------------
-from minigrad.autograd import op_hooks
-from minigrad.exercises import lesson09 as l09
-
-FLOP_OPS = ("mm", "addmm", "convolution")
-
-
-def make_counter(factor=2, remove=True, with_bias=False, ops=FLOP_OPS):
-    def count_flops(fn, x):
-        flops = {}
-
-        def hook(name, args, out):
-            if name not in ops:
-                return
-            if name == "relu":
-                f = out.numel()
-            elif name == "convolution":
-                weight = args[1]
-                n, cout, h, w = out.shape
-                f = factor * n * cout * h * w * weight.shape[1] * weight.shape[2] * weight.shape[3]
-            else:
-                a, b = (args[1], args[2]) if name == "addmm" else (args[0], args[1])
-                f = factor * a.shape[0] * a.shape[1] * b.shape[1]
-                if with_bias and name == "addmm":
-                    f += out.shape[0] * out.shape[1]
-            flops[name] = flops.get(name, 0) + f
-        handle = op_hooks.register_op_forward_hook(hook)
-        fn(x)
+def make_cam_pp(relu_g=True, guard_zero=True, plain=False, remove=True, normalise=True):
+    """Grad-CAM++ with hooks, right by default, with one thing wrong on request."""
+    def grad_cam_pp(model, layer, image, target):
+        saved = {}
+        h1 = layer.register_forward_hook(lambda mod, args, out: saved.update(A=out.detach()))
+        h2 = layer.register_full_backward_hook(lambda mod, gi, go: saved.update(g=go[0]))
+        model.eval()
+        model(image[None])[0, target].backward()
         if remove:
-            handle.remove()
-        return flops
-    return count_flops
+            h1.remove()
+            h2.remove()
+        A, g = saved["A"][0], saved["g"][0]
+        if plain:
+            weights = g.mean(dim=(1, 2))
+        else:
+            g2, g3 = g ** 2, g ** 3
+            denom = 2 * g2 + A.sum(dim=(1, 2))[:, None, None] * g3
+            if guard_zero:
+                alpha = torch.where(g != 0, g2 / torch.where(denom != 0, denom, torch.ones_like(denom)),
+                                    torch.zeros_like(g))
+            else:
+                alpha = g2 / denom
+            weights = (alpha * (g.relu() if relu_g else g)).sum(dim=(1, 2))
+        cam = (weights[:, None, None] * A).sum(0).relu()
+        top = cam.max().item()
+        if normalise and top > 0:
+            cam = cam / top
+        return cam.numpy()
+    return grad_cam_pp
 
 
-def test_l09_count_flops(capsys):
-    assert verdict(l09.check_count_flops, make_counter(), capsys)[0]
-    ok, msg = verdict(l09.check_count_flops, make_counter(factor=1), capsys)
-    assert not ok and "multiply-add is 2 FLOPs" in msg
-    ok, msg = verdict(l09.check_count_flops, make_counter(with_bias=True), capsys)
-    assert not ok and "bias" in msg
-    ok, msg = verdict(l09.check_count_flops, make_counter(ops=("mm", "addmm", "convolution", "relu")),
-                      capsys)
-    assert not ok and "count only mm, addmm and convolution" in msg
-    before = len(op_hooks._op_forward_hooks)
-    ok, msg = verdict(l09.check_count_flops, make_counter(remove=False), capsys)
-    assert not ok and "left registered" in msg
-    assert len(op_hooks._op_forward_hooks) == before                # the check cleaned up
-    ok, msg = verdict(l09.check_count_flops, stub, capsys)
+def test_l08_grad_cam_pp(capsys):
+    check = l08.check_grad_cam_pp
+    assert verdict(check, make_cam_pp(), capsys)[0]
+    ok, msg = verdict(check, make_cam_pp(plain=True), capsys)
+    assert not ok and "plain Grad-CAM" in msg
+    with np.errstate(all="ignore"):
+        ok, msg = verdict(check, make_cam_pp(guard_zero=False), capsys)
+    assert not ok and "NaN" in msg and "0/0" in msg
+    ok, msg = verdict(check, make_cam_pp(relu_g=False), capsys)
+    assert not ok and "relu(g)" in msg
+    ok, msg = verdict(check, make_cam_pp(normalise=False), capsys)
+    assert not ok and "divide by the max" in msg
+    ok, msg = verdict(check, make_cam_pp(remove=False), capsys)
+    assert not ok and "still registered" in msg
+    ok, msg = verdict(check, lambda *a: None, capsys)
+    assert not ok and "returned None" in msg
+    # bypass: calling the check's own reference
+    ok, msg = verdict(check, lambda m, layer, im, t: l08._reference_cam_pp(m, 2, im, t), capsys)
+    assert not ok and "the check's own reference" in msg
+    ok, msg = verdict(check, stub, capsys)
     assert not ok and "not implemented yet" in msg
 
 
-def make_fsdp(pre_backward=True, free_once=True, forward_free=True, return_handles=True,
-              all_children=False):
-    def attach_fsdp_hooks(model, gather, free):
+# --- lesson 09 ---------------------------------------------------------------------------
+from minigrad.autograd import graph as autograd_graph
+from minigrad.autograd import op_hooks
+from minigrad.autograd.graph import saved_tensors_hooks
+from minigrad.exercises import lesson09 as l09
+from minigrad.nn.modules import module as module_mod
+from minigrad.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
+
+TRACE = ["pre Sequential", "pre Linear", "op t", "op addmm", "post Linear",
+         "pre ReLU", "op relu", "post ReLU", "post Sequential"]
+
+
+def trace_by_running():
+    log = []
+    handles = [register_module_forward_pre_hook(lambda m, a: log.append(f"pre {type(m).__name__}")),
+               register_module_forward_hook(lambda m, a, o: log.append(f"post {type(m).__name__}")),
+               op_hooks.register_op_forward_hook(lambda n, a, o: log.append(f"op {n}"))]
+    l09.trace_model()(torch.ones(4, 3))
+    for h in handles:
+        h.remove()
+    return log
+
+
+def test_l09_module_op_trace(capsys):
+    check = l09.check_module_op_trace
+    assert verdict(check, lambda: list(TRACE), capsys)[0]
+    ok, msg = verdict(check, lambda: [t for t in TRACE if t != "op t"], capsys)
+    assert not ok and "entry 3 is 'op addmm', expected 'op t'" in msg and "two ops" in msg
+    ok, msg = verdict(check, lambda: TRACE[:7] + ["post Sequential", "post ReLU"], capsys)
+    assert not ok and "module hooks nest" in msg
+    ok, msg = verdict(check, lambda: ["pre Linear", "pre Sequential"] + TRACE[2:], capsys)
+    assert not ok and "container is called first" in msg
+    ok, msg = verdict(check, lambda: TRACE[:3] + ["addmm"] + TRACE[4:], capsys)
+    assert not ok and "is not of the form" in msg
+    ok, msg = verdict(check, lambda: "pre Sequential", capsys)
+    assert not ok and "list of strings" in msg
+    # bypass: running the model to record the trace
+    before = len(op_hooks._op_forward_hooks)
+    ok, msg = verdict(check, trace_by_running, capsys)
+    assert not ok and "ran a model" in msg
+    assert len(op_hooks._op_forward_hooks) == before
+    ok, msg = verdict(check, stub, capsys)
+    assert not ok and "not implemented yet" in msg
+
+
+def make_saved_bytes(innermost=True, root_only=False, remove=True, nbytes=True, in_with=True):
+    """saved_bytes_per_module, right by default, with one thing wrong on request."""
+    def saved_bytes_per_module(model, x):
+        names = {m: name for name, m in model.named_modules()}
+        stack, saved = [], {}
+
+        def enter(module, args):
+            stack.append(names.get(module))
+
+        def leave(module, args, out):
+            stack.pop()
+
+        def pack(t):
+            key = "" if root_only else (stack[-1] if innermost else stack[1] if len(stack) > 1 else "")
+            size = t.numel() * t.element_size() if nbytes else t.numel()
+            saved[key] = saved.get(key, 0) + size
+            return t
+        handles = [register_module_forward_pre_hook(enter), register_module_forward_hook(leave)]
+        if in_with:
+            with saved_tensors_hooks(pack, lambda t: t):
+                model(x)
+        else:
+            saved_tensors_hooks(pack, lambda t: t).__enter__()
+            model(x)
+        if remove:
+            for h in handles:
+                h.remove()
+        return saved
+    return saved_bytes_per_module
+
+
+def test_l09_saved_bytes_per_module(capsys):
+    check = l09.check_saved_bytes_per_module
+    assert verdict(check, make_saved_bytes(), capsys)[0]
+    ok, msg = verdict(check, make_saved_bytes(root_only=True), capsys)
+    assert not ok and "everything went to the root module" in msg
+    ok, msg = verdict(check, make_saved_bytes(innermost=False), capsys)
+    assert not ok and "a Sequential of Sequentials" in msg and "innermost" in msg
+    ok, msg = verdict(check, make_saved_bytes(nbytes=False), capsys)
+    assert not ok and "element_size" in msg
+    before = len(module_mod._global_forward_hooks)
+    ok, msg = verdict(check, make_saved_bytes(remove=False), capsys)
+    assert not ok and "left registered" in msg
+    assert len(module_mod._global_forward_hooks) == before          # the check cleaned up
+    ok, msg = verdict(check, make_saved_bytes(in_with=False), capsys)
+    assert not ok and "still active" in msg
+    assert autograd_graph.current_saved_tensors_hooks() is None      # ... and here too
+    ok, msg = verdict(check, lambda m, x: None, capsys)
+    assert not ok and "return a dict" in msg
+    ok, msg = verdict(check, stub, capsys)
+    assert not ok and "not implemented yet" in msg
+
+
+def make_prefetching(prefetch_forward=True, prefetch_backward=True, skip_gathered=True,
+                     backward_gather=True, return_handles=True):
+    """attach_prefetching_fsdp, right by default, with one thing wrong on request."""
+    def attach(model, gather, free):
+        units = [c for c in model.children() if list(c.parameters())]
+        alive = set()
+
+        def ensure(u):
+            if u not in alive or not skip_gathered:
+                alive.add(u)
+                gather(u)
+
+        def release(u):
+            alive.discard(u)
+            free(u)
         handles = []
-        for child in model.children():
-            params = list(child.parameters())
-            if not params and not all_children:
-                continue
-            handles.append(child.register_forward_pre_hook(lambda m, args: gather(m)))
-            if forward_free:
-                handles.append(child.register_forward_hook(lambda m, args, out: free(m)))
-            if pre_backward:
-                handles.append(child.register_full_backward_pre_hook(lambda m, go: gather(m)))
-            seen = {"n": 0}
+        for k, unit in enumerate(units):
+            after = units[k + 1] if k + 1 < len(units) and prefetch_forward else None
+            before = units[k - 1] if k > 0 and prefetch_backward else None
 
-            def ready(p, child=child, seen=seen, total=len(params)):
-                seen["n"] += 1
-                if not free_once or seen["n"] == total:
-                    seen["n"] = 0
-                    free(child)
-            handles += [p.register_post_accumulate_grad_hook(ready) for p in params]
+            def pre_forward(m, args, after=after):
+                ensure(m)
+                if after is not None:
+                    ensure(after)
+
+            def pre_backward(m, go, before=before):
+                ensure(m)
+                if before is not None:
+                    ensure(before)
+            handles.append(unit.register_forward_pre_hook(pre_forward))
+            handles.append(unit.register_forward_hook(lambda m, a, o: release(m)))
+            if backward_gather:
+                handles.append(unit.register_full_backward_pre_hook(pre_backward))
+            params, done = list(unit.parameters()), {"n": 0}
+
+            def accumulated(p, unit=unit, done=done, total=len(params)):
+                done["n"] += 1
+                if done["n"] == total:
+                    done["n"] = 0
+                    release(unit)
+            handles += [p.register_post_accumulate_grad_hook(accumulated) for p in params]
         return handles if return_handles else None
-    return attach_fsdp_hooks
+    return attach
 
 
-def test_l09_fsdp_hooks(capsys):
-    assert verdict(l09.check_fsdp_hooks, make_fsdp(), capsys)[0]
-    ok, msg = verdict(l09.check_fsdp_hooks, make_fsdp(pre_backward=False), capsys)
-    assert not ok and "register_full_backward_pre_hook" in msg
-    ok, msg = verdict(l09.check_fsdp_hooks, make_fsdp(free_once=False), capsys)
-    assert not ok and "freed 2 times, expected once" in msg
-    ok, msg = verdict(l09.check_fsdp_hooks, make_fsdp(forward_free=False), capsys)
-    assert not ok and "the forward events" in msg
-    ok, msg = verdict(l09.check_fsdp_hooks, make_fsdp(all_children=True), capsys)
-    assert not ok and "only children that have parameters" in msg
-    ok, msg = verdict(l09.check_fsdp_hooks, make_fsdp(return_handles=False), capsys)
+def test_l09_prefetching_fsdp(capsys):
+    check = l09.check_prefetching_fsdp
+    assert verdict(check, make_prefetching(), capsys)[0]
+    ok, msg = verdict(check, make_prefetching(prefetch_forward=False), capsys)
+    assert not ok and "gather 3 must come before forward 1" in msg and "prefetch" in msg
+    ok, msg = verdict(check, make_prefetching(prefetch_backward=False), capsys)
+    assert not ok and "gather 3 must come before backward 5" in msg
+    ok, msg = verdict(check, make_prefetching(skip_gathered=False), capsys)
+    assert not ok and "already materialised" in msg
+    ok, msg = verdict(check, make_prefetching(backward_gather=False), capsys)
+    assert not ok and "NaN" in msg and "backward pre-hook" in msg
+    ok, msg = verdict(check, make_prefetching(return_handles=False), capsys)
     assert not ok and "list of handles" in msg
-    ok, msg = verdict(l09.check_fsdp_hooks, stub, capsys)
+    ok, msg = verdict(check, stub, capsys)
     assert not ok and "not implemented yet" in msg

@@ -1,23 +1,30 @@
 """Checks for lesson 08 (module hooks).
 
-Expected values come from minigrad itself without hooks: output shapes by running a
-``Sequential``'s children one by one, Grad-CAM gradients by cutting the model at the
-layer and differentiating w.r.t. a detached copy of its output, reference gradients
-from a plain backward pass.
+* ``check_module_hook_order``: the learner predicts the order of every hook around one
+  module's forward and backward; the check runs that pass on minigrad's real engine and
+  explains the first miss.
+* ``check_gradient_reversal``: reference gradients from a plain backward pass, on a
+  ``Sequential``, on a module with two inputs and on a first layer whose input needs no
+  gradient.
+* ``check_grad_cam_pp``: Grad-CAM++ computed without hooks, by cutting the model at the
+  layer and differentiating w.r.t. a detached copy of its output.
+
+Checks print one verdict and never raise.
 """
+import warnings
+
 import numpy as np
 
 from .. import _creation, models, nn
+from ..autograd import engine
 from ..autograd import grad as autograd_grad
 from ..grad_mode import no_grad
-from ..nn.modules import module as module_mod
 from . import Result, compare_values, run_check
 
-__all__ = ["check_record_output_shapes", "check_grad_cam", "check_gradient_reversal"]
+__all__ = ["check_module_hook_order", "check_gradient_reversal", "check_grad_cam_pp",
+           "MODULE_HOOK_EVENTS"]
 
 _HOOK_DICTS = ("_forward_pre_hooks", "_forward_hooks", "_backward_pre_hooks", "_backward_hooks")
-_GLOBAL_DICTS = ("_global_forward_pre_hooks", "_global_forward_hooks",
-                 "_global_backward_pre_hooks", "_global_backward_hooks")
 
 
 def _hooks_left(model):
@@ -25,137 +32,98 @@ def _hooks_left(model):
     return sum(len(getattr(m, d, {})) for m in model.modules() for d in _HOOK_DICTS)
 
 
-def _global_hook_count():
-    return sum(len(getattr(module_mod, d)) for d in _GLOBAL_DICTS)
+# --- exercise 1: predict the order ---------------------------------------------------------------
+#: the names the learner may use in the prediction
+MODULE_HOOK_EVENTS = ("forward pre-hook", "forward", "forward hook", "tensor hook on out",
+                      "backward pre-hook", "full backward hook", "tensor hook on x")
 
 
-def _test_images(n):
-    images, _ = models.load_split("test")
-    return images[:n]
+def _module_pass():
+    """The pass of exercise 1, logging MODULE_HOOK_EVENTS in the order they happen."""
+    log = []
+
+    class MulAdd(nn.Module):
+        def forward(self, x, y):
+            log.append("forward")
+            return x * y + x
+
+    m = MulAdd()
+    m.register_forward_pre_hook(lambda mod, args: log.append("forward pre-hook"))
+    m.register_forward_hook(lambda mod, args, out: log.append("forward hook"))
+    m.register_full_backward_pre_hook(lambda mod, grad_output: log.append("backward pre-hook"))
+    m.register_full_backward_hook(lambda mod, grad_input, grad_output:
+                                  log.append("full backward hook"))
+    x = _creation.tensor([1.0, 2.0], requires_grad=True)
+    y = _creation.tensor([3.0, 4.0], requires_grad=True)
+    x.register_hook(lambda g: log.append("tensor hook on x"))
+    out = m(x, y)
+    out.register_hook(lambda g: log.append("tensor hook on out"))
+    (out * 2).sum().backward()
+    return log
 
 
-def check_record_output_shapes(record_output_shapes):
-    """``record_output_shapes(model, x)`` returns ``{child name: list(output shape)}``
-    and leaves no hook behind."""
+def _explain_module_order(got):
+    pos = {name: i for i, name in enumerate(got)}
+
+    def before(a, b):
+        return a in pos and b in pos and pos[a] < pos[b]
+    if before("forward", "forward pre-hook") or before("forward hook", "forward"):
+        return ("Module.__call__ runs the forward pre-hooks, then forward, then the forward "
+                "hooks (section 1).")
+    if before("backward pre-hook", "forward hook") or before("tensor hook on x", "forward hook"):
+        return "every backward hook runs during backward(), after the whole forward."
+    if before("full backward hook", "backward pre-hook"):
+        return ("the pre-hook sits on the outputs' identity node and sees grad_output, which "
+                "backward reaches first; the full hook sits on the inputs' node, reached after "
+                "the module's own nodes.")
+    if before("backward pre-hook", "tensor hook on out"):
+        return ("out is the output of the outputs' identity node: its tensor hook runs on out's "
+                "gradient before that node runs, and the module's pre-hook is called by that "
+                "node, so after the tensor hook.")
+    if before("tensor hook on x", "full backward hook"):
+        return ("x is a leaf: its tensor hook runs when x's AccumulateGrad node is reached, which "
+                "is below the inputs' identity node that calls the full hook.")
+    return None
+
+
+def check_module_hook_order(predict_module_hook_order):
+    """``predict_module_hook_order()`` returns the events of exercise 1's pass in order,
+    with the names of ``MODULE_HOOK_EVENTS``. It must predict, not run."""
     def body():
-        cases = [("make_cnn()", models.make_cnn(seed=0), _test_images(3)),
-                 ("make_mlp(hidden=32)", models.make_mlp(hidden=32, seed=0), _test_images(2))]
-        globals_before = _global_hook_count()
-        for label, model, x in cases:
-            model.eval()
-            expected, h = {}, x
-            with no_grad():
-                for name, child in model.named_children():
-                    h = child(h)
-                    expected[name] = list(h.shape)
-            got = record_output_shapes(model, x)
-            if not isinstance(got, dict):
-                return Result(False, f"for {label} you returned {type(got).__name__}; return a dict "
-                                     "{child name: shape}.")
-            missing = [k for k in expected if k not in got]
-            extra = [k for k in got if k not in expected]
-            if missing:
-                return Result(False, f"for {label} the names {missing} are missing (expected the "
-                                     f"names of named_children(): {list(expected)}).")
-            if extra:
-                return Result(False, f"for {label} you returned extra names {extra}: only the "
-                                     f"children, {list(expected)}.")
-            for name, shape in expected.items():
-                try:
-                    got_shape = [int(s) for s in got[name]]
-                except TypeError:
-                    return Result(False, f"for {label}, child {name!r}: {got[name]!r} is not a shape "
-                                         "(use list(out.shape)).")
-                if got_shape != shape:
-                    return Result(False, f"for {label}, child {name!r} "
-                                         f"({type(model[int(name)]).__name__}): shape {got_shape}, "
-                                         f"expected {shape}.")
-            left = _hooks_left(model)
-            if left:
-                return Result(False, f"the shapes are right, but {left} hook(s) are still registered "
-                                     f"on {label}: keep the handles and call remove() on each.")
-        if _global_hook_count() != globals_before:
-            return Result(False, "the shapes are right, but a global module hook was left behind: "
-                                 "remove it with its handle.")
-        return Result(True, "every child's output shape, and no hook left behind.")
-    before = {d: set(getattr(module_mod, d)) for d in _GLOBAL_DICTS}
-    try:
-        return run_check("record_output_shapes", body)
-    finally:
-        # global hooks left behind would fire on every module of the rest of the notebook
-        for d, keep in before.items():
-            registry = getattr(module_mod, d)
-            for key in [k for k in registry if k not in keep]:
-                del registry[key]
-
-
-def _reference_cam(model, cut, image, target):
-    """Grad-CAM without hooks: run the model up to ``model[cut]``, detach that output,
-    differentiate the class score w.r.t. it."""
-    children = list(model.children())
-    h = image[None]
-    with no_grad():
-        for child in children[:cut + 1]:
-            h = child(h)
-    A = h.detach().requires_grad_(True)
-    out = A
-    for child in children[cut + 1:]:
-        out = child(out)
-    (dA,) = autograd_grad(out[0, target], A)
-    alpha = dA[0]._array.mean(axis=(1, 2))
-    cam = np.maximum((alpha[:, None, None] * A._array[0]).sum(0), 0)
-    top = cam.max()
-    return cam / top if top > 0 else cam, (alpha[:, None, None] * A._array[0]).sum(0)
-
-
-def check_grad_cam(grad_cam):
-    """``grad_cam(model, layer, image, target)`` returns the normalised ``[H, W]`` map."""
-    def body():
-        model = models.make_cnn(seed=0)
-        model.eval()
-        images, _ = models.load_split("test")
-        for k, target in [(0, 0), (1, 3), (2, 7)]:
-            expected, raw = _reference_cam(model, 2, images[k], target)
-            got = grad_cam(model, model[2], images[k], target)
-            if got is None:
-                return Result(False, "you returned None; return the heat map as an [H, W] array.")
-            got_a = np.asarray(got.detach().numpy() if hasattr(got, "detach") else got,
-                               dtype=np.float64)
-            where = f"image {k}, class {target}"
-            if got_a.shape != expected.shape:
-                hint = ""
-                if got_a.ndim == 3 and got_a.shape[0] == 16:
-                    hint = (" 16 maps: that is the layer's *input* (grad_input / args). Use the "
-                            "gradient w.r.t. its output (grad_output[0]).")
-                elif got_a.ndim >= 3:
-                    hint = " Sum the weighted maps over the channel dimension."
-                return Result(False, f"{where}: shape {list(got_a.shape)}, expected "
-                                     f"{list(expected.shape)}.{hint}")
-            if (got_a < -1e-6).any():
-                return Result(False, f"{where}: your map has negative values; apply ReLU to the "
-                                     "weighted sum (Grad-CAM keeps positive evidence only).")
-            if expected.max() > 0 and not np.isclose(got_a.max(), 1.0, atol=1e-4):
-                raw_pos = np.maximum(raw, 0)
-                if np.allclose(got_a, raw_pos, rtol=1e-3, atol=1e-6):
-                    return Result(False, f"{where}: right map, but not normalised: divide by its "
-                                         "maximum.")
-                return Result(False, f"{where}: the maximum of your map is {got_a.max():.4g}, "
-                                     "expected 1 (normalise by the max).")
-            r = compare_values(f"the heat map for {where}", got_a, expected, atol=1e-4, rtol=1e-3)
-            if not r and np.allclose(got_a, _reference_cam(model, 1, images[k], target)[0],
-                                     atol=1e-4, rtol=1e-3):
-                return Result(False, f"{where}: this is Grad-CAM of the layer's *input* (args[0], "
-                                     "grad_input). Use its output and the gradient w.r.t. the "
-                                     "output (grad_output[0]).")
-            if not r:
-                return Result(False, r.message + " Weight each map by the *mean* of its gradient "
-                                                 "over the spatial positions (dims 1, 2).")
-            left = _hooks_left(model)
-            if left:
-                return Result(False, f"the map is right, but {left} hook(s) are still registered: "
-                                     "remove them (in a finally: block).")
-        return Result(True, "the same heat maps as a computation without hooks, and no hook left.")
-    return run_check("grad_cam", body)
+        before = engine.real_engine_runs()
+        got = predict_module_hook_order()
+        if engine.real_engine_runs() != before:
+            return Result(False, "your function ran a backward pass to find the order: that "
+                                 "measures it instead of predicting it. Return a list of names "
+                                 "written by hand, then run the next cell to see if you were "
+                                 "right.")
+        if not isinstance(got, (list, tuple)):
+            return Result(False, f"you returned {type(got).__name__}; return a list of event "
+                                 f"names, e.g. [{MODULE_HOOK_EVENTS[0]!r}, ...].")
+        got = list(got)
+        unknown = [g for g in got if g not in MODULE_HOOK_EVENTS]
+        if unknown:
+            return Result(False, f"unknown event name(s) {unknown}: use exactly these names: "
+                                 f"{list(MODULE_HOOK_EVENTS)}.")
+        twice = sorted({g for g in got if got.count(g) > 1})
+        if twice:
+            return Result(False, f"{twice} appear more than once: each hook fires once in this "
+                                 "pass (x's hook once, on the gradient summed over both uses).")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = _module_pass()
+        missing = [w for w in want if w not in got]
+        if missing:
+            return Result(False, f"your order misses {missing}: all seven events happen once.")
+        if got == want:
+            return Result(True, "right: " + " → ".join(want) + ". The tensor hook on the module's "
+                                "output runs before the module's backward pre-hook, and a "
+                                "leaf's tensor hook after the full backward hook.")
+        i = next(i for i, (g, w) in enumerate(zip(got, want)) if g != w)
+        why = _explain_module_order(got)
+        return Result(False, f"event {i + 1} is {got[i]!r}, but {want[i]!r} happens there "
+                             f"(engine: {want}; you: {got})." + (f" {why}" if why else ""))
+    return run_check("predict_module_hook_order", body)
 
 
 def _reversal_net():
@@ -169,6 +137,63 @@ def _grads(net, x):
     net.zero_grad()
     (net(x) ** 2).sum().backward()
     return {name: p.grad._array.copy() for name, p in net.named_parameters()}
+
+
+class _Mix(nn.Module):
+    """A module with two inputs: ``a * w + b``."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(_creation.tensor([2.0, 3.0]))
+
+    def forward(self, a, b):
+        return a * self.w + b
+
+
+def _reversal_edge_cases(add_gradient_reversal, lam):
+    """A failure message for the module with two inputs or the first layer, or None."""
+    # two inputs: both gradients reversed, the parameter's untouched
+    mix = _Mix()
+    handle = add_gradient_reversal(mix, lam)
+    a = _creation.tensor([1.0, -1.0], requires_grad=True)
+    b = _creation.tensor([0.5, 2.0], requires_grad=True)
+    try:
+        (mix(a, b) ** 2).sum().backward()
+    except RuntimeError as exc:
+        if "invalid number of grad_input" in str(exc):
+            return ("on a module with two inputs (a * w + b) backward failed: " + str(exc) +
+                    ". Return one entry per element of grad_input, not only grad_input[0].")
+        raise
+    finally:
+        if hasattr(handle, "remove"):
+            handle.remove()
+    out = (a * mix.w + b).detach()
+    want_a, want_b = -lam * 2 * out * mix.w.detach(), -lam * 2 * out
+    want_w = 2 * out * a.detach()
+    for name, got, want in (("a.grad", a.grad, want_a), ("b.grad", b.grad, want_b),
+                            ("w.grad (the parameter)", mix.w.grad, want_w)):
+        r = compare_values(f"on a module with two inputs (a * w + b), {name}", got, want)
+        if not r:
+            return r.message + " Reverse every entry of grad_input, and only grad_input."
+    # a first layer: its input needs no gradient, so grad_input is (None,)
+    net, x = _reversal_net()
+    ref = _grads(net, x)
+    handle = add_gradient_reversal(net[0], lam)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")     # the full hook fires early, with a warning
+            got = _grads(net, x)
+    except TypeError as exc:
+        return ("on the first layer (its input x needs no gradient) your hook raised TypeError: "
+                f"{exc}. There grad_input is (None,): keep a None entry as None.")
+    finally:
+        if hasattr(handle, "remove"):
+            handle.remove()
+    for name in ref:
+        if not np.allclose(got[name], ref[name], rtol=1e-4, atol=1e-6):
+            return (f"on the first layer (nothing before it to reverse) {name} changed: the "
+                    "reversal must leave every parameter's gradient alone.")
+    return None
 
 
 def check_gradient_reversal(add_gradient_reversal):
@@ -208,6 +233,121 @@ def check_gradient_reversal(add_gradient_reversal):
         if not all(np.allclose(again[n], ref[n], rtol=1e-4, atol=1e-6) for n in ref):
             return Result(False, "after handle.remove() the gradients are still changed: return the "
                                  "handle of the hook that does the reversal.")
+        problem = _reversal_edge_cases(add_gradient_reversal, lam)
+        if problem:
+            return Result(False, f"right on a Sequential, but {problem}")
         return Result(True, "layers before the module get -lam × gradient, the module and the "
-                            "layers after it are untouched, and remove() undoes it.")
+                            "layers after it are untouched, with two inputs and on a first layer "
+                            "too, and remove() undoes it.")
     return run_check("add_gradient_reversal", body)
+
+
+# --- exercise 3: Grad-CAM++ ---------------------------------------------------------------------
+def _activations_and_grads(model, cut, image, target):
+    """``A`` (the output of ``model[cut]``) and ``dA = d score / dA``, both [C, H, W] float64,
+    without hooks: run the model up to the layer, detach, differentiate the rest."""
+    children = list(model.children())
+    h = image[None]
+    with no_grad():
+        for child in children[:cut + 1]:
+            h = child(h)
+    A = h.detach().requires_grad_(True)
+    out = A
+    for child in children[cut + 1:]:
+        out = child(out)
+    (dA,) = autograd_grad(out[0, target], A)
+    return A.detach().numpy()[0].astype(np.float64), dA.numpy()[0].astype(np.float64)
+
+
+def _normalised(cam):
+    cam = np.maximum(cam, 0)
+    top = cam.max()
+    return cam / top if top > 0 else cam
+
+
+def _cam_pp(A, g, relu_g=True):
+    """The Grad-CAM++ map from activations and gradients ([C, H, W]); ``relu_g=False`` is
+    a classic mistake (the weights use g instead of relu(g))."""
+    g2, g3 = g ** 2, g ** 3
+    denom = 2 * g2 + A.sum(axis=(1, 2))[:, None, None] * g3
+    alpha = np.where(g != 0, g2 / np.where(denom != 0, denom, 1.0), 0.0)
+    weights = (alpha * (np.maximum(g, 0) if relu_g else g)).sum(axis=(1, 2))
+    return _normalised((weights[:, None, None] * A).sum(0))
+
+
+def _reference_cam_pp(model, cut, image, target):
+    return _cam_pp(*_activations_and_grads(model, cut, image, target))
+
+
+def check_grad_cam_pp(grad_cam_pp):
+    """``grad_cam_pp(model, layer, image, target)`` returns the normalised ``[H, W]``
+    Grad-CAM++ map of ``layer`` for class ``target``."""
+    import sys
+    this = sys.modules[__name__]
+
+    def tripwire(*args, **kwargs):
+        raise _UsedReference()
+
+    def body():
+        model = models.make_cnn(seed=0)
+        model.eval()
+        images, _ = models.load_split("test")
+        for k, target in [(0, 0), (1, 3), (2, 7)]:
+            A, g = _activations_and_grads(model, 2, images[k], target)
+            expected = _cam_pp(A, g)
+            plain = _normalised(((g.mean(axis=(1, 2)))[:, None, None] * A).sum(0))
+            saved = this._reference_cam_pp, this._cam_pp
+            this._reference_cam_pp = this._cam_pp = tripwire
+            try:
+                got = grad_cam_pp(model, model[2], images[k], target)
+            except _UsedReference:
+                return Result(False, "your function called the check's own reference "
+                                     "(minigrad.exercises.lesson08): compute the map yourself, "
+                                     "with a forward hook and a backward hook on the layer.")
+            finally:
+                this._reference_cam_pp, this._cam_pp = saved
+            if got is None:
+                return Result(False, "you returned None; return the heat map as an [H, W] array.")
+            got_a = np.asarray(got.detach().numpy() if hasattr(got, "detach") else got,
+                               dtype=np.float64)
+            where = f"image {k}, class {target}"
+            if got_a.shape != expected.shape:
+                hint = (" Sum the weighted maps over the channel dimension." if got_a.ndim >= 3
+                        else "")
+                return Result(False, f"{where}: shape {list(got_a.shape)}, expected "
+                                     f"{list(expected.shape)}.{hint}")
+            if np.isnan(got_a).any():
+                return Result(False, f"{where}: your map has NaN. Where the gradient is 0 the "
+                                     "formula for alpha is 0/0: set alpha to 0 there "
+                                     "(np.where(g != 0, ..., 0) or torch.where).")
+            if (got_a < -1e-6).any():
+                return Result(False, f"{where}: your map has negative values; apply ReLU to the "
+                                     "weighted sum of the maps.")
+            if np.allclose(got_a, expected, atol=1e-4, rtol=1e-3):
+                continue
+            if np.allclose(got_a, plain, atol=1e-4, rtol=1e-3):
+                return Result(False, f"{where}: that is plain Grad-CAM (each map weighted by its "
+                                     "mean gradient). Grad-CAM++ weights each map by "
+                                     "sum_ij alpha_ij * relu(g_ij).")
+            no_relu = _cam_pp(A, g, relu_g=False)
+            if np.allclose(got_a, no_relu, atol=1e-4, rtol=1e-3):
+                return Result(False, f"{where}: close, but the weights use g where Grad-CAM++ "
+                                     "uses relu(g): only positive gradients count.")
+            if expected.max() > 0 and got_a.max() > 0 and not np.isclose(got_a.max(), 1.0, atol=1e-4):
+                return Result(False, f"{where}: the maximum of your map is {got_a.max():.4g}, "
+                                     "expected 1 (divide by the max).")
+            r = compare_values(f"the Grad-CAM++ map for {where}", got_a, expected,
+                               atol=1e-4, rtol=1e-3)
+            return Result(False, r.message + " Check alpha = g² / (2g² + (sum over i, j of A) · g³) "
+                                             "per map, with g = d score / dA.")
+        left = _hooks_left(model)
+        if left:
+            return Result(False, f"the maps are right, but {left} hook(s) are still registered: "
+                                 "remove them (in a finally: block).")
+        return Result(True, "the same Grad-CAM++ maps as a computation without hooks, and no "
+                            "hook left.")
+    return run_check("grad_cam_pp", body)
+
+
+class _UsedReference(Exception):
+    pass
