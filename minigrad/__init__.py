@@ -16,7 +16,7 @@ from ._legacy import BoolTensor, DoubleTensor, FloatTensor, HalfTensor, LongTens
 from ._creation import (abs, add, all, allclose, any, arange, argmax, as_tensor, cat, chunk, clamp, clip, clone,
                         cos, detach, div, empty, equal, exp, eye, flatten, from_numpy, full, full_like,
                         gather, isfinite, isinf, isnan, prod, ravel, std, var, var_mean,
-                        is_tensor, linspace, log, log_softmax, manual_seed, masked_fill, matmul, max,
+                        is_tensor, linspace, log, log_softmax, manual_seed, get_rng_state, set_rng_state, masked_fill, matmul, max,
                         maximum, mean, min, mm, mul, neg, numel, ones, ones_like, permute, pow, rand,
                         randint, randn, randperm, reciprocal, relu, reshape, sigmoid, sign, sin,
                         softmax, split, sqrt, squeeze, stack, sub, sum, t, tanh, transpose, unbind,

@@ -1,6 +1,7 @@
 """Tensor factories, the random generator, and the functions of the top-level namespace
 (``minigrad.exp(x)`` is ``x.exp()``)."""
 import builtins
+import copy
 
 import numpy as np
 
@@ -18,6 +19,19 @@ def manual_seed(seed):
     the same seed gives different numbers than in PyTorch)."""
     _generator[0] = np.random.default_rng(seed)
     return _generator[0]
+
+
+def get_rng_state():
+    """``torch.get_rng_state()``: the state of the generator that ``rand``, ``randn`` and
+    dropout draw from. PyTorch returns a ByteTensor; minigrad returns numpy's state dict
+    for its generator (a copy). Use it only to hand back to :func:`set_rng_state`."""
+    return copy.deepcopy(_generator[0].bit_generator.state)
+
+
+def set_rng_state(new_state):
+    """``torch.set_rng_state(state)``: put back a state from :func:`get_rng_state`; the
+    draws that follow repeat the ones made after it was taken."""
+    _generator[0].bit_generator.state = copy.deepcopy(new_state)
 
 
 def _rng():

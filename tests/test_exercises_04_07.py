@@ -331,7 +331,7 @@ def test_l06_half_precision_hooks(capsys):
 def make_checkpoint(rng=True, restore=True, grad_mode=True, requires_grad=True, cache=True):
     """A from-scratch checkpoint; each flag off is one plausible mistake."""
     def checkpoint(fn, *args):
-        forward_state = l06.get_rng_state()
+        forward_state = torch.get_rng_state()
         keys, rebuilt = [0], []
 
         def pack(t):
@@ -341,9 +341,9 @@ def make_checkpoint(rng=True, restore=True, grad_mode=True, requires_grad=True, 
         def unpack(i):
             if not rebuilt or not cache:
                 rebuilt.clear()
-                now = l06.get_rng_state()
+                now = torch.get_rng_state()
                 if rng:
-                    l06.set_rng_state(forward_state)
+                    torch.set_rng_state(forward_state)
                 inputs = [a.detach().requires_grad_(a.requires_grad and requires_grad)
                           for a in args]
                 with saved_tensors_hooks(lambda t: rebuilt.append(t) or len(rebuilt) - 1,
@@ -351,7 +351,7 @@ def make_checkpoint(rng=True, restore=True, grad_mode=True, requires_grad=True, 
                     with torch.enable_grad() if grad_mode else torch.no_grad():
                         fn(*inputs)
                 if restore:
-                    l06.set_rng_state(now)
+                    torch.set_rng_state(now)
             return rebuilt[i]
         with saved_tensors_hooks(pack, unpack):
             return fn(*args)

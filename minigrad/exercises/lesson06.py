@@ -1,4 +1,4 @@
-"""Checks for lesson 06 (saved-tensor hooks), and the lesson's two RNG helpers.
+"""Checks for lesson 06 (saved-tensor hooks).
 
 The expected gradients come from minigrad's own backward without hooks; what a graph
 holds between forward and backward is read from its saved values (``SavedTensor``); the
@@ -12,13 +12,12 @@ learner's notebook (section 5's helper) are replaced by spies, and an answer tha
 them is refused.
 """
 import contextlib
-import copy
 import types
 
 import numpy as np
 
-from .. import _creation, grad_mode
-from .._creation import manual_seed, rand, tensor
+from .. import grad_mode
+from .._creation import get_rng_state, manual_seed, rand, set_rng_state, tensor
 from .._tensor import Tensor
 from ..autograd.graph import saved_tensors_hooks
 from ..nn import functional as F
@@ -26,21 +25,7 @@ from ..utils import checkpoint as _checkpoint_module
 from ..viz import graph_nodes
 from . import Result, compare_sequences, compare_values, run_check
 
-__all__ = ["check_predict_nested", "check_half_precision_hooks", "check_checkpoint",
-           "get_rng_state", "set_rng_state"]
-
-
-# --- the RNG state (PyTorch: torch.get_rng_state / torch.set_rng_state) ----------------------
-def get_rng_state():
-    """A copy of the state of the generator minigrad's random ops (``rand``, ``randn``,
-    dropout) draw from; PyTorch's ``torch.get_rng_state()``."""
-    return copy.deepcopy(_creation._generator[0].bit_generator.state)
-
-
-def set_rng_state(state):
-    """Put back a state from :func:`get_rng_state`: the next draws repeat the ones made
-    after it was taken; PyTorch's ``torch.set_rng_state(state)``."""
-    _creation._generator[0].bit_generator.state = copy.deepcopy(state)
+__all__ = ["check_predict_nested", "check_half_precision_hooks", "check_checkpoint"]
 
 
 # --- exercise 1: which pair packs and unpacks ------------------------------------------------
