@@ -9,7 +9,7 @@ from . import _ops as ops
 from . import _ranges, dtypes
 from ._device import check_device
 from ._dispatch import apply_op
-from ._tensor import Tensor, _as_tensor, _dim, tensor
+from ._tensor import Tensor, _as_tensor, _dim, _shape_arg, tensor
 
 _generator = [np.random.default_rng(0)]
 
@@ -38,12 +38,6 @@ def _rng():
     return _generator[0]
 
 
-def _shape(size):
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        return tuple(size[0])
-    return tuple(size)
-
-
 def _new(data, dtype, requires_grad, device=None):
     check_device(device)
     np_dtype = dtypes.to_numpy_dtype(dtype) or (np.float32 if data.dtype.kind == "f" else data.dtype)
@@ -54,11 +48,11 @@ def _new(data, dtype, requires_grad, device=None):
 
 
 def zeros(*size, dtype=None, requires_grad=False, device=None):
-    return _new(np.zeros(_shape(size)), dtype, requires_grad, device)
+    return _new(np.zeros(_shape_arg(size)), dtype, requires_grad, device)
 
 
 def ones(*size, dtype=None, requires_grad=False, device=None):
-    return _new(np.ones(_shape(size)), dtype, requires_grad, device)
+    return _new(np.ones(_shape_arg(size)), dtype, requires_grad, device)
 
 
 def empty(*size, dtype=None, requires_grad=False, device=None):
@@ -117,11 +111,11 @@ def eye(n, m=None, dtype=None, requires_grad=False, device=None):
 
 
 def randn(*size, dtype=None, requires_grad=False, generator=None, device=None):
-    return _new(_rng().standard_normal(_shape(size)), dtype, requires_grad, device)
+    return _new(_rng().standard_normal(_shape_arg(size)), dtype, requires_grad, device)
 
 
 def rand(*size, dtype=None, requires_grad=False, generator=None, device=None):
-    return _new(_rng().random(_shape(size)), dtype, requires_grad, device)
+    return _new(_rng().random(_shape_arg(size)), dtype, requires_grad, device)
 
 
 def randint(low, high=None, size=(), dtype=None, device=None):

@@ -17,11 +17,11 @@ class Op:
 
     ``inputs`` names the tensor arguments as PyTorch's derivatives.yaml does
     (``self``, ``other``, ...); ``None`` for a variadic op (``cat``, ``stack``), whose
-    ``grads`` is then one ``formula(g, s, index)``. ``saves`` maps a saved name to the
+    ``grads`` is then one ``formula(g, ctx, index)``. ``saves`` maps a saved name to the
     input whose gradient needs it (``None``: always saved), in PyTorch's packing order;
     the names ``result``, ``result1``, ``indices`` mean the op's outputs. ``grads`` maps
-    an input name to ``formula(g, s)`` where ``s`` reads saved values and attributes
-    (``s.other``, ``s.dim``).
+    an input name to ``formula(g, ctx)`` where ``ctx`` reads saved values and attributes
+    (``ctx.other``, ``ctx.dim``).
 
     ``saved_attrs`` names the non-tensor values PyTorch's node saves, in its spelling
     (``dim``, ``keepdim``, ``self_sym_sizes``). The ``<input>_sym_sizes``,
@@ -184,7 +184,7 @@ def _result_dtype_fix(out, tensors):
     # numpy promotes int64 with float32 (and exp of ints) to float64; PyTorch gives the
     # default dtype, float32, unless a float64 tensor took part.
     if out.dtype == np.float64 and not any(
-            t._wrapped is None and t._array.dtype == np.float64 for t in tensors):
+            t._python_scalar is None and t._array.dtype == np.float64 for t in tensors):
         return out.astype(np.float32)
     return out
 
@@ -195,9 +195,9 @@ def apply_op(op, tensors, attrs=None):
     attrs = attrs or {}
     if op_hooks._op_forward_pre_hooks:
         tensors = op_hooks.run_op_forward_pre_hooks(op.name, tensors)
-    arrays = [t._wrapped if t._wrapped is not None else t._array for t in tensors]
+    arrays = [t._python_scalar if t._python_scalar is not None else t._array for t in tensors]
     half = not op.view and not op.casts and any(
-        t._wrapped is None and t._array.dtype == np.float16 for t in tensors)
+        t._python_scalar is None and t._array.dtype == np.float16 for t in tensors)
     if half:        # PyTorch's CPU float16: compute in float32, round the result
         arrays = [a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == np.float16 else a
                   for a in arrays]
@@ -209,7 +209,7 @@ def apply_op(op, tensors, attrs=None):
     else:
         outputs = (_tensor.Tensor._wrap(_result_dtype_fix(np.asarray(raw), tensors)),)
 
-    if half and not any(t._wrapped is None and t._array.dtype in (np.float32, np.float64) for t in tensors):
+    if half and not any(t._python_scalar is None and t._array.dtype in (np.float32, np.float64) for t in tensors):
         for out in outputs:         # float16 with no wider float input stays float16
             if out._array.dtype.kind == "f":
                 with np.errstate(over="ignore"):

@@ -2,8 +2,8 @@
 
 Each row gives the aten name, the name PyTorch gives the backward node, the numpy
 forward, the values saved for backward (and for whose gradient), and one derivative
-formula per differentiable input: ``input: lambda g, s: ...`` where ``g`` is the
-gradient w.r.t. the output and ``s`` reads saved values and attributes. Formulas use
+formula per differentiable input: ``input: lambda g, ctx: ...`` where ``g`` is the
+gradient w.r.t. the output and ``ctx`` reads saved values and attributes. Formulas use
 minigrad ops, so with ``create_graph=True`` they build a graph themselves (higher-order
 gradients). They return gradients in the *broadcast* shape; the engine reduces them to
 each input's shape in one place (``validate_outputs``), as PyTorch's engine does.
@@ -23,27 +23,27 @@ def _mask(bool_array, like):
     return _tensor.Tensor._wrap(bool_array.astype(like._array.dtype))
 
 
-def _restore_dims(g, s):
-    """Undo ``keepdim=False`` of a reduction over ``s.dim`` so ``g`` broadcasts back."""
-    if not s.keepdim:
-        ndim = len(s.self_sym_sizes)
-        for d in sorted(d % ndim for d in s.dim):
+def _restore_dims(g, ctx):
+    """Undo ``keepdim=False`` of a reduction over ``ctx.dim`` so ``g`` broadcasts back."""
+    if not ctx.keepdim:
+        ndim = len(ctx.self_sym_sizes)
+        for d in sorted(d % ndim for d in ctx.dim):
             g = g.unsqueeze(d)
     return g
 
 
-def _max_full_backward(g, s):
+def _max_full_backward(g, ctx):
     # PyTorch's evenly_distribute_backward: ties share the gradient equally.
-    hit = s.self._array == s.result._array
+    hit = ctx.self._array == ctx.result._array
     return g * _mask(hit, g) / float(hit.sum())
 
 
-def _select_backward(g, s):
+def _select_backward(g, ctx):
     # The gradient flows back only to the selected index along ``dim``.
-    idx = s.indices._array if s.keepdim else np.expand_dims(s.indices._array, s.dim)
-    onehot = np.zeros(s.self_sym_sizes, dtype=bool)
-    np.put_along_axis(onehot, idx, True, axis=s.dim)
-    gk = g if s.keepdim else g.unsqueeze(s.dim)
+    idx = ctx.indices._array if ctx.keepdim else np.expand_dims(ctx.indices._array, ctx.dim)
+    onehot = np.zeros(ctx.self_sym_sizes, dtype=bool)
+    np.put_along_axis(onehot, idx, True, axis=ctx.dim)
+    gk = g if ctx.keepdim else g.unsqueeze(ctx.dim)
     return gk * _mask(onehot, g)
 
 
@@ -56,16 +56,16 @@ def _max_dim_forward(x, dim, keepdim, reduce=np.argmax):
     return values, np.expand_dims(idx, dim)
 
 
-def _norm_backward(g, s):
+def _norm_backward(g, ctx):
     # PyTorch's norm_backward for ord 2: self * (grad / result), 0 where the norm is 0.
-    result = s.result
-    if s.dim is not None and not s.keepdim:
-        for d in sorted(s.dim):
+    result = ctx.result
+    if ctx.dim is not None and not ctx.keepdim:
+        for d in sorted(ctx.dim):
             g, result = g.unsqueeze(d), result.unsqueeze(d)
     zero = result._array == 0
     if not zero.any():
-        return g * s.self / result
-    return g * s.self / (result + _mask(zero, result)) * _mask(~zero, result)
+        return g * ctx.self / result
+    return g * ctx.self / (result + _mask(zero, result)) * _mask(~zero, result)
 
 
 def _topk_forward(x, k, dim, largest, sorted):
@@ -76,11 +76,11 @@ def _topk_forward(x, k, dim, largest, sorted):
     return np.take_along_axis(x, indices, axis=d), indices.astype(np.int64)
 
 
-def _topk_backward(grads, s):
+def _topk_backward(grads, ctx):
     # Each of the k gradients goes back to the position it was taken from.
-    g, sizes = grads[0], s.self_sym_sizes
-    d = s.dim % len(sizes)
-    indices = s.indices._array
+    g, sizes = grads[0], ctx.self_sym_sizes
+    d = ctx.dim % len(sizes)
+    indices = ctx.indices._array
     total = _tensor.Tensor._wrap(np.zeros(sizes, dtype=g._array.dtype))
     for j in range(indices.shape[d]):
         hit = np.zeros(sizes, dtype=bool)
@@ -94,13 +94,13 @@ def _clamp_forward(x, min=None, max=None):
     return np.clip(x, min, max) if (min is not None or max is not None) else x.copy()
 
 
-def _clamp_backward(g, s):
-    x = s.self._array
+def _clamp_backward(g, ctx):
+    x = ctx.self._array
     keep = np.ones(x.shape, dtype=bool)
-    if s.min is not None:
-        keep &= x >= s.min
-    if s.max is not None:
-        keep &= x <= s.max
+    if ctx.min is not None:
+        keep &= x >= ctx.min
+    if ctx.max is not None:
+        keep &= x <= ctx.max
     return g * _mask(keep, g)
 
 
@@ -144,70 +144,70 @@ def _inverse(perm):
 # --- elementwise arithmetic ------------------------------------------------------------
 add = Op("add", "AddBackward0", lambda a, b, alpha=1: a + b if alpha == 1 else a + alpha * b,
          ("self", "other"), saved_attrs=("alpha",),
-         grads={"self": lambda g, s: g, "other": lambda g, s: g if s.alpha == 1 else g * s.alpha})
+         grads={"self": lambda g, ctx: g, "other": lambda g, ctx: g if ctx.alpha == 1 else g * ctx.alpha})
 sub = Op("sub", "SubBackward0", lambda a, b, alpha=1: a - b if alpha == 1 else a - alpha * b,
          ("self", "other"), saved_attrs=("alpha",),
-         grads={"self": lambda g, s: g, "other": lambda g, s: -g if s.alpha == 1 else g * -s.alpha})
+         grads={"self": lambda g, ctx: g, "other": lambda g, ctx: -g if ctx.alpha == 1 else g * -ctx.alpha})
 rsub = Op("rsub", "RsubBackward1", lambda a, other, alpha: np.subtract(other, a).astype(a.dtype),
-          saved_attrs=("alpha",), grads={"self": lambda g, s: -g if s.alpha == 1 else g * -s.alpha})
+          saved_attrs=("alpha",), grads={"self": lambda g, ctx: -g if ctx.alpha == 1 else g * -ctx.alpha})
 mul = Op("mul", "MulBackward0", np.multiply, ("self", "other"),
          saves={"other": "self", "self": "other"},
-         grads={"self": lambda g, s: g * s.other, "other": lambda g, s: g * s.self})
+         grads={"self": lambda g, ctx: g * ctx.other, "other": lambda g, ctx: g * ctx.self})
 div = Op("div", "DivBackward0", _quiet(np.true_divide), ("self", "other"),
          saves={"other": None, "self": "other"},
-         grads={"self": lambda g, s: g / s.other,
-                "other": lambda g, s: -g * ((s.self / s.other) / s.other)})
-neg = Op("neg", "NegBackward0", np.negative, grads={"self": lambda g, s: -g})
+         grads={"self": lambda g, ctx: g / ctx.other,
+                "other": lambda g, ctx: -g * ((ctx.self / ctx.other) / ctx.other)})
+neg = Op("neg", "NegBackward0", np.negative, grads={"self": lambda g, ctx: -g})
 reciprocal = Op("reciprocal", "ReciprocalBackward0", _quiet(lambda x: 1.0 / x), saves={"result": None},
-                grads={"self": lambda g, s: -g * s.result * s.result})
+                grads={"self": lambda g, ctx: -g * ctx.result * ctx.result})
 pow_scalar = Op("pow", "PowBackward0", _quiet(lambda x, exponent: np.power(x, exponent)),
                 saves={"self": None}, saved_attrs=("exponent",),
-                grads={"self": lambda g, s: g * _mul_scalar(s.self ** (s.exponent - 1), s.exponent)
-                       if s.exponent != 0 else g * 0.0})
+                grads={"self": lambda g, ctx: g * _mul_scalar(ctx.self ** (ctx.exponent - 1), ctx.exponent)
+                       if ctx.exponent != 0 else g * 0.0})
 pow_tensor = Op("pow", "PowBackward1", _quiet(np.power), ("self", "exponent"),
                 saves={"self": None, "exponent": None, "result": "exponent"},
-                grads={"self": lambda g, s: g * s.exponent * s.self ** (s.exponent - 1),
-                       "exponent": lambda g, s: g * s.result * s.self.log()})
+                grads={"self": lambda g, ctx: g * ctx.exponent * ctx.self ** (ctx.exponent - 1),
+                       "exponent": lambda g, ctx: g * ctx.result * ctx.self.log()})
 pow_scalar_base = Op("pow", "PowBackward2", _quiet(lambda e, self: np.power(self, e)), ("exponent",),
                      saves={"exponent": None, "result": None}, saved_attrs=("self",),
-                     grads={"exponent": lambda g, s: g * _mul_scalar(s.result, float(np.log(s.self)))})
+                     grads={"exponent": lambda g, ctx: g * _mul_scalar(ctx.result, float(np.log(ctx.self)))})
 maximum = Op("maximum", "MaximumBackward0", np.maximum, ("self", "other"),
              saves={"other": None, "self": None},
-             grads={"self": lambda g, s: g * _mask(s.self._array > s.other._array, g)
-                    + g * _mask(s.self._array == s.other._array, g) * 0.5,
-                    "other": lambda g, s: g * _mask(s.other._array > s.self._array, g)
-                    + g * _mask(s.self._array == s.other._array, g) * 0.5})
+             grads={"self": lambda g, ctx: g * _mask(ctx.self._array > ctx.other._array, g)
+                    + g * _mask(ctx.self._array == ctx.other._array, g) * 0.5,
+                    "other": lambda g, ctx: g * _mask(ctx.other._array > ctx.self._array, g)
+                    + g * _mask(ctx.self._array == ctx.other._array, g) * 0.5})
 where = Op("where", "WhereBackward0", lambda a, b, condition: np.where(condition._array, a, b),
            ("self", "other"), saved_attrs=("condition",),
-           grads={"self": lambda g, s: g * _mask(np.broadcast_to(s.condition._array, g._array.shape), g),
-                  "other": lambda g, s: g * _mask(~np.broadcast_to(s.condition._array, g._array.shape), g)})
+           grads={"self": lambda g, ctx: g * _mask(np.broadcast_to(ctx.condition._array, g._array.shape), g),
+                  "other": lambda g, ctx: g * _mask(~np.broadcast_to(ctx.condition._array, g._array.shape), g)})
 masked_fill = Op("masked_fill", "MaskedFillBackward0",
                  lambda x, mask, value: np.where(mask._array, np.asarray(value, dtype=x.dtype), x),
                  saved_attrs=("mask",),
-                 grads={"self": lambda g, s: g * _mask(~np.broadcast_to(s.mask._array, g._array.shape), g)})
+                 grads={"self": lambda g, ctx: g * _mask(~np.broadcast_to(ctx.mask._array, g._array.shape), g)})
 
 # --- elementwise functions ------------------------------------------------------------------
 exp = Op("exp", "ExpBackward0", _precise(np.exp), saves={"result": None},
-         grads={"self": lambda g, s: g * s.result})
+         grads={"self": lambda g, ctx: g * ctx.result})
 log = Op("log", "LogBackward0", _precise(np.log), saves={"self": None},
-         grads={"self": lambda g, s: g / s.self})
+         grads={"self": lambda g, ctx: g / ctx.self})
 tanh = Op("tanh", "TanhBackward0", _precise(np.tanh), saves={"result": None},
-          grads={"self": lambda g, s: apply_op(tanh_backward, (g, s.result))})
+          grads={"self": lambda g, ctx: apply_op(tanh_backward, (g, ctx.result))})
 sigmoid = Op("sigmoid", "SigmoidBackward0", _precise(lambda x: 1.0 / (1.0 + np.exp(-x))), saves={"result": None},
-             grads={"self": lambda g, s: apply_op(sigmoid_backward, (g, s.result))})
+             grads={"self": lambda g, ctx: apply_op(sigmoid_backward, (g, ctx.result))})
 relu = Op("relu", "ReluBackward0", lambda x: np.maximum(x, 0).astype(x.dtype), saves={"result": None},
-          grads={"self": lambda g, s: apply_op(threshold_backward, (g, s.result), {"threshold": 0})})
+          grads={"self": lambda g, ctx: apply_op(threshold_backward, (g, ctx.result), {"threshold": 0})})
 abs = Op("abs", "AbsBackward0", np.abs, saves={"self": None},
-         grads={"self": lambda g, s: g * apply_op(sgn, (s.self,))})
+         grads={"self": lambda g, ctx: g * apply_op(sgn, (ctx.self,))})
 sqrt = Op("sqrt", "SqrtBackward0", _quiet(np.sqrt), saves={"result": None},
-          grads={"self": lambda g, s: g / _mul_scalar(s.result, 2)})
+          grads={"self": lambda g, ctx: g / _mul_scalar(ctx.result, 2)})
 sin = Op("sin", "SinBackward0", _precise(np.sin), saves={"self": None},
-         grads={"self": lambda g, s: g * s.self.cos()})
+         grads={"self": lambda g, ctx: g * ctx.self.cos()})
 cos = Op("cos", "CosBackward0", _precise(np.cos), saves={"self": None},
-         grads={"self": lambda g, s: g * -s.self.sin()})
+         grads={"self": lambda g, ctx: g * -ctx.self.sin()})
 clamp = Op("clamp", "ClampBackward1", _clamp_forward, saves={"self": None}, saved_attrs=("max", "min"),
            grads={"self": _clamp_backward})
-clone = Op("clone", "CloneBackward0", np.copy, grads={"self": lambda g, s: g})
+clone = Op("clone", "CloneBackward0", np.copy, grads={"self": lambda g, ctx: g})
 def _cast(x, dtype):
     # PyTorch converts to float16 through float32 (two roundings from float64 or int64)
     with np.errstate(over="ignore"):        # too large for float16: inf, silently
@@ -217,82 +217,82 @@ def _cast(x, dtype):
 
 
 to_copy = Op("_to_copy", "ToCopyBackward0", lambda x, dtype, self_dtype: _cast(x, dtype), casts=True,
-             grads={"self": lambda g, s: g.to(s.self_dtype)})
+             grads={"self": lambda g, ctx: g.to(ctx.self_dtype)})
 
 # --- reductions ---------------------------------------------------------------------
 sum = Op("sum", "SumBackward0", np.sum, saved_attrs=("self_sym_sizes",),
-         grads={"self": lambda g, s: g.expand(s.self_sym_sizes)})
+         grads={"self": lambda g, ctx: g.expand(ctx.self_sym_sizes)})
 sum_dim = Op("sum", "SumBackward1", lambda x, dim, keepdim: np.sum(x, axis=dim, keepdims=keepdim),
              saved_attrs=("dim", "keepdim", "self_sym_sizes"),
-             grads={"self": lambda g, s: _restore_dims(g, s).expand(s.self_sym_sizes)})
+             grads={"self": lambda g, ctx: _restore_dims(g, ctx).expand(ctx.self_sym_sizes)})
 mean = Op("mean", "MeanBackward0", np.mean, saved_attrs=("self_sym_numel", "self_sym_sizes"),
-          grads={"self": lambda g, s: g.expand(s.self_sym_sizes) / float(s.self_sym_numel)})
+          grads={"self": lambda g, ctx: g.expand(ctx.self_sym_sizes) / float(ctx.self_sym_numel)})
 mean_dim = Op("mean", "MeanBackward1", lambda x, dim, keepdim: np.mean(x, axis=dim, keepdims=keepdim),
               saved_attrs=("dim", "keepdim", "self_sym_numel", "self_sym_sizes"),
-              grads={"self": lambda g, s: _restore_dims(g, s).expand(s.self_sym_sizes)
-                     / float(np.prod([s.self_sym_sizes[d] for d in s.dim]))})
+              grads={"self": lambda g, ctx: _restore_dims(g, ctx).expand(ctx.self_sym_sizes)
+                     / float(np.prod([ctx.self_sym_sizes[d] for d in ctx.dim]))})
 max = Op("max", "MaxBackward1", np.max, saves={"self": None, "result": None},
          grads={"self": _max_full_backward})
 min = Op("min", "MinBackward1", np.min, saves={"self": None, "result": None},
          grads={"self": _max_full_backward})
 max_dim = Op("max", "MaxBackward0", _max_dim_forward, multi_output=True, saves={"indices": None},
              saved_attrs=("dim", "keepdim", "self_sym_sizes"),
-             grads={"self": lambda grads, s: _select_backward(grads[0], s)})
+             grads={"self": lambda grads, ctx: _select_backward(grads[0], ctx)})
 min_dim = Op("min", "MinBackward0", lambda x, **kw: _max_dim_forward(x, reduce=np.argmin, **kw),
              multi_output=True, saves={"indices": None}, saved_attrs=("dim", "keepdim", "self_sym_sizes"),
-             grads={"self": lambda grads, s: _select_backward(grads[0], s)})
+             grads={"self": lambda grads, ctx: _select_backward(grads[0], ctx)})
 topk = Op("topk", "TopkBackward0", _topk_forward, multi_output=True, saves={"indices": None},
           saved_attrs=("dim", "self_sym_sizes"), grads={"self": _topk_backward})
 norm = Op("linalg_vector_norm", "LinalgVectorNormBackward0",
           _quiet(lambda x, ord, dim, keepdim: np.sqrt(np.sum(x * x, axis=dim, keepdims=keepdim))),
           saves={"self": None, "result": None}, saved_attrs=("dim", "keepdim", "ord"),
-          grads={"self": lambda g, s: _norm_backward(g, s)})
+          grads={"self": lambda g, ctx: _norm_backward(g, ctx)})
 softmax = Op("_softmax", "SoftmaxBackward0", _quiet(_softmax), saves={"result": None}, saved_attrs=("dim",),
-             grads={"self": lambda g, s: apply_op(softmax_backward, (g, s.result), {"dim": s.dim})})
+             grads={"self": lambda g, ctx: apply_op(softmax_backward, (g, ctx.result), {"dim": ctx.dim})})
 log_softmax = Op("_log_softmax", "LogSoftmaxBackward0", _quiet(_log_softmax), saves={"result": None},
                  saved_attrs=("dim",),
-                 grads={"self": lambda g, s: apply_op(log_softmax_backward, (g, s.result), {"dim": s.dim})})
+                 grads={"self": lambda g, ctx: apply_op(log_softmax_backward, (g, ctx.result), {"dim": ctx.dim})})
 
 # --- shapes --------------------------------------------------------------------------
 view = Op("view", "ViewBackward0", lambda x, size: x.reshape(size), view=True,
           saved_attrs=("self_sym_sizes",),
-          grads={"self": lambda g, s: g.reshape(s.self_sym_sizes)})
+          grads={"self": lambda g, ctx: g.reshape(ctx.self_sym_sizes)})
 unsafe_view = Op("_unsafe_view", "UnsafeViewBackward0", lambda x, size: x.reshape(size),
                  saved_attrs=("self_sym_sizes",),
-                 grads={"self": lambda g, s: g.reshape(s.self_sym_sizes)})
+                 grads={"self": lambda g, ctx: g.reshape(ctx.self_sym_sizes)})
 transpose = Op("transpose", "TransposeBackward0", lambda x, dim0, dim1: np.swapaxes(x, dim0, dim1),
                view=True, saved_attrs=("dim0", "dim1"),
-               grads={"self": lambda g, s: g.transpose(s.dim0, s.dim1)})
-t = Op("t", "TBackward0", lambda x: x.T, view=True, grads={"self": lambda g, s: g.t()})
+               grads={"self": lambda g, ctx: g.transpose(ctx.dim0, ctx.dim1)})
+t = Op("t", "TBackward0", lambda x: x.T, view=True, grads={"self": lambda g, ctx: g.t()})
 permute = Op("permute", "PermuteBackward0", lambda x, dims: np.transpose(x, dims),
              view=True, saved_attrs=("dims",),
-             grads={"self": lambda g, s: g.permute(*_inverse([d % len(s.dims) for d in s.dims]))})
+             grads={"self": lambda g, ctx: g.permute(*_inverse([d % len(ctx.dims) for d in ctx.dims]))})
 unsqueeze = Op("unsqueeze", "UnsqueezeBackward0", lambda x, dim: np.expand_dims(x, dim),
-               view=True, saved_attrs=("dim",), grads={"self": lambda g, s: g.squeeze(s.dim)})
+               view=True, saved_attrs=("dim",), grads={"self": lambda g, ctx: g.squeeze(ctx.dim)})
 squeeze = Op("squeeze", "SqueezeBackward0", np.squeeze, saved_attrs=("self_sym_sizes",),
-             view=True, grads={"self": lambda g, s: g.reshape(s.self_sym_sizes)})
+             view=True, grads={"self": lambda g, ctx: g.reshape(ctx.self_sym_sizes)})
 squeeze_dim = Op("squeeze", "SqueezeBackward1",
                  lambda x, dim: np.squeeze(x, dim) if x.ndim and x.shape[dim] == 1 else x,
-                 view=True, saved_attrs=("dim", "self_sym_sizes"), grads={"self": lambda g, s: g.reshape(s.self_sym_sizes)})
+                 view=True, saved_attrs=("dim", "self_sym_sizes"), grads={"self": lambda g, ctx: g.reshape(ctx.self_sym_sizes)})
 squeeze_dims = Op("squeeze", "SqueezeBackward2", lambda x, dim: np.squeeze(x, dim),
-                  view=True, saved_attrs=("dim", "self_sym_sizes"), grads={"self": lambda g, s: g.reshape(s.self_sym_sizes)})
+                  view=True, saved_attrs=("dim", "self_sym_sizes"), grads={"self": lambda g, ctx: g.reshape(ctx.self_sym_sizes)})
 squeeze_ = Op("squeeze_", "SqueezeBackward4", lambda x, dim: np.squeeze(x, dim),
-                   view=True, saved_attrs=("dim", "self_sym_sizes"), grads={"self": lambda g, s: g.reshape(s.self_sym_sizes)})
+                   view=True, saved_attrs=("dim", "self_sym_sizes"), grads={"self": lambda g, ctx: g.reshape(ctx.self_sym_sizes)})
 expand = Op("expand", "ExpandBackward0", lambda x, size: np.broadcast_to(x, size),
-            view=True, saved_attrs=("self_sym_sizes",), grads={"self": lambda g, s: g.sum_to_size(s.self_sym_sizes)})
+            view=True, saved_attrs=("self_sym_sizes",), grads={"self": lambda g, ctx: g.sum_to_size(ctx.self_sym_sizes)})
 unbind = Op("unbind", "UnbindBackward0", lambda x, dim: tuple(np.moveaxis(x, dim, 0)),
             multi_output=True, view=True, saved_attrs=("dim",),
-            grads={"self": lambda grads, s: _stack_or_zeros(grads, s.dim)})
+            grads={"self": lambda grads, ctx: _stack_or_zeros(grads, ctx.dim)})
 # numpy lays the result of concatenate/stack out like its inputs (a transposed or
 # broadcast input gives a non-C-contiguous result); PyTorch's cat/stack are always
 # contiguous, which decides whether a later reshape is a view or a copy.
 cat = Op("cat", "CatBackward0",
          lambda *xs, dim, sizes: np.ascontiguousarray(np.concatenate(xs, axis=dim)), None,
          saved_attrs=("dim",),
-         grads=lambda g, s, i: g.narrow(s.dim, int(np.sum(s.sizes[:i])), s.sizes[i]))
+         grads=lambda g, ctx, i: g.narrow(ctx.dim, int(np.sum(ctx.sizes[:i])), ctx.sizes[i]))
 stack = Op("stack", "StackBackward0", lambda *xs, dim: np.ascontiguousarray(np.stack(xs, axis=dim)), None,
            saved_attrs=("dim",),
-           grads=lambda g, s, i: g.select(s.dim, i))
+           grads=lambda g, ctx, i: g.select(ctx.dim, i))
 
 
 def _stack_or_zeros(grads, dim):
@@ -311,7 +311,7 @@ def _scatter_into_zeros(name, node_name):
         out = np.zeros(shape, dtype=g.dtype)
         np.add.at(out, key, g)
         return out
-    return Op(name, node_name, forward, grads={"self": lambda g, s: g[s.key]})
+    return Op(name, node_name, forward, grads={"self": lambda g, ctx: g[ctx.key]})
 
 
 select_backward = _scatter_into_zeros("select_backward", "SelectBackwardBackward0")
@@ -320,11 +320,11 @@ index_put = _scatter_into_zeros("_index_put_impl_", "IndexPutImplBackward0")
 
 
 def _index_backward(scatter):
-    return lambda g, s: apply_op(scatter, (g,), {"key": s.key, "shape": s.self_sym_sizes})
+    return lambda g, ctx: apply_op(scatter, (g,), {"key": ctx.key, "shape": ctx.self_sym_sizes})
 
 
 def _index_backward_shape(scatter):
-    return lambda g, s: apply_op(scatter, (g,), {"key": s.key, "shape": s.shape})
+    return lambda g, ctx: apply_op(scatter, (g,), {"key": ctx.key, "shape": ctx.shape})
 
 
 # ``key`` is the numpy key; the other attributes are what PyTorch's nodes show.
@@ -349,18 +349,18 @@ def _index_put_forward(x, values, key, indices, accumulate):
     return out
 
 
-def _unselected(g, s):
+def _unselected(g, ctx):
     # The elements index_put_ overwrote get no gradient from before the write.
     hit = np.zeros(g._array.shape, dtype=bool)
-    hit[s.key] = True
+    hit[ctx.key] = True
     return g.masked_fill(_tensor.Tensor._wrap(hit), 0.0)
 
 
 # ``t[mask] = v`` / ``t[idx] = v``: aten's index_put_ (accumulate=False), in place.
 index_put_ = Op("index_put_", "IndexPutBackward0", _index_put_forward, ("self", "values"),
                 saved_attrs=("accumulate", "indices"),
-                grads={"self": lambda g, s: g if s.accumulate else _unselected(g, s),
-                       "values": lambda g, s: g[s.key]})
+                grads={"self": lambda g, ctx: g if ctx.accumulate else _unselected(g, ctx),
+                       "values": lambda g, ctx: g[ctx.key]})
 
 # A view whose base was changed in place gets this node (``_views.as_strided_node``); it
 # is never applied as a forward op. ``key`` picks the view's elements out of the base.
@@ -373,18 +373,18 @@ as_strided = Op("as_strided", "AsStridedBackward0", lambda x, key, shape, **_: x
 mm = Op("mm", "MmBackward0", np.matmul, ("self", "mat2"),
         saves={"mat2": "self", "self": "mat2"},
         saved_attrs=("mat2_sym_sizes", "mat2_sym_strides", "self_sym_sizes", "self_sym_strides"),
-        grads={"self": lambda g, s: g.mm(s.mat2.t()), "mat2": lambda g, s: s.self.t().mm(g)})
+        grads={"self": lambda g, ctx: g.mm(ctx.mat2.t()), "mat2": lambda g, ctx: ctx.self.t().mm(g)})
 dot = Op("dot", "DotBackward0", np.dot, ("self", "tensor"),
          saves={"self": "tensor", "tensor": "self"},
-         grads={"self": lambda g, s: g * s.tensor, "tensor": lambda g, s: g * s.self})
+         grads={"self": lambda g, ctx: g * ctx.tensor, "tensor": lambda g, ctx: g * ctx.self})
 mv = Op("mv", "MvBackward0", np.matmul, ("self", "vec"),
         saves={"self": "vec", "vec": "self"},
-        grads={"self": lambda g, s: g.unsqueeze(1) * s.vec,
-               "vec": lambda g, s: s.self.t().matmul(g)})
+        grads={"self": lambda g, ctx: g.unsqueeze(1) * ctx.vec,
+               "vec": lambda g, ctx: ctx.self.t().matmul(g)})
 bmm = Op("matmul", "BmmBackward0", np.matmul, ("self", "other"),
          saves={"other": "self", "self": "other"},
-         grads={"self": lambda g, s: g.matmul(s.other.transpose(-1, -2)),
-                "other": lambda g, s: s.self.transpose(-1, -2).matmul(g)})
+         grads={"self": lambda g, ctx: g.matmul(ctx.other.transpose(-1, -2)),
+                "other": lambda g, ctx: ctx.self.transpose(-1, -2).matmul(g)})
 
 # --- no gradient: comparisons, in-place fills ----------------------------------------------
 eq = Op("eq", None, np.equal, ("self", "other"))
@@ -396,14 +396,14 @@ ge = Op("ge", None, np.greater_equal, ("self", "other"))
 logical_and = Op("logical_and", None, np.logical_and, ("self", "other"))
 logical_or = Op("logical_or", None, np.logical_or, ("self", "other"))
 logical_not = Op("logical_not", None, np.logical_not)
-sign = Op("sign", "SignBackward0", np.sign, grads={"self": lambda g, s: _zeros_like(g)})
-sgn = Op("sgn", "SgnBackward0", np.sign, grads={"self": lambda g, s: _zeros_like(g)})
+sign = Op("sign", "SignBackward0", np.sign, grads={"self": lambda g, ctx: _zeros_like(g)})
+sgn = Op("sgn", "SgnBackward0", np.sign, grads={"self": lambda g, ctx: _zeros_like(g)})
 fill = Op("fill_", "FillBackward2", lambda x, value: np.full_like(x, value),
-          grads={"self": lambda g, s: g * 0.0})
-zero = Op("zero_", "ZeroBackward0", np.zeros_like, grads={"self": lambda g, s: g * 0.0})
+          grads={"self": lambda g, ctx: g * 0.0})
+zero = Op("zero_", "ZeroBackward0", np.zeros_like, grads={"self": lambda g, ctx: g * 0.0})
 copy = Op("copy_", "torch::autograd::CopyBackwards", lambda x, src: np.broadcast_to(src, x.shape).astype(x.dtype),
           ("self", "src"),
-          grads={"self": lambda g, s: g * 0.0, "src": lambda g, s: g})
+          grads={"self": lambda g, ctx: g * 0.0, "src": lambda g, ctx: g})
 
 
 # --- backward formulas that are ops of their own -----------------------------------------
@@ -421,34 +421,34 @@ def _mul_scalar(t, other):
 
 
 mul_scalar = Op("mul", "MulBackward1", lambda x, other: x * other, saved_attrs=("other",),
-                grads={"self": lambda g, s: _mul_scalar(g, s.other)})
+                grads={"self": lambda g, ctx: _mul_scalar(g, ctx.other)})
 tanh_backward = Op("tanh_backward", "TanhBackwardBackward0", lambda g, y: g * (1 - y * y),
                    ("grad_output", "output"), saves={"grad_output": None, "output": None},
-                   grads={"grad_output": lambda gg, s: apply_op(tanh_backward, (gg, s.output)),
-                          "output": lambda gg, s: _mul_scalar(gg * s.grad_output * s.output, -2)})
+                   grads={"grad_output": lambda gg, ctx: apply_op(tanh_backward, (gg, ctx.output)),
+                          "output": lambda gg, ctx: _mul_scalar(gg * ctx.grad_output * ctx.output, -2)})
 sigmoid_backward = Op("sigmoid_backward", "SigmoidBackwardBackward0", lambda g, y: g * y * (1 - y),
                       ("grad_output", "output"), saves={"grad_output": None, "output": None},
-                      grads={"grad_output": lambda gg, s: apply_op(sigmoid_backward, (gg, s.output)),
-                             "output": lambda gg, s: gg * s.grad_output * (1 - _mul_scalar(s.output, 2))})
+                      grads={"grad_output": lambda gg, ctx: apply_op(sigmoid_backward, (gg, ctx.output)),
+                             "output": lambda gg, ctx: gg * ctx.grad_output * (1 - _mul_scalar(ctx.output, 2))})
 threshold_backward = Op("threshold_backward", "ThresholdBackwardBackward0",
                         lambda g, x, threshold: g * (x > threshold).astype(g.dtype),
                         ("grad_output", "self"), saves={"self": None}, saved_attrs=("threshold",),
-                        grads={"grad_output": lambda gg, s: apply_op(
-                                   threshold_backward, (gg, s.self), {"threshold": s.threshold}),
-                               "self": lambda gg, s: _zeros_like(gg)})
+                        grads={"grad_output": lambda gg, ctx: apply_op(
+                                   threshold_backward, (gg, ctx.self), {"threshold": ctx.threshold}),
+                               "self": lambda gg, ctx: _zeros_like(gg)})
 softmax_backward = Op(
     "_softmax_backward_data", "SoftmaxBackwardDataBackward0",
     lambda g, y, dim: y * (g - (g * y).sum(axis=dim, keepdims=True)),
     ("grad_output", "output"), saves={"grad_output": None, "output": None}, saved_attrs=("dim",),
-    grads={"grad_output": lambda gg, s: apply_op(softmax_backward, (gg, s.output), {"dim": s.dim}),
-           "output": lambda gg, s: gg * (s.grad_output - (s.grad_output * s.output).sum(s.dim, keepdim=True))
-           - s.grad_output * (gg * s.output).sum(s.dim, keepdim=True)})
+    grads={"grad_output": lambda gg, ctx: apply_op(softmax_backward, (gg, ctx.output), {"dim": ctx.dim}),
+           "output": lambda gg, ctx: gg * (ctx.grad_output - (ctx.grad_output * ctx.output).sum(ctx.dim, keepdim=True))
+           - ctx.grad_output * (gg * ctx.output).sum(ctx.dim, keepdim=True)})
 log_softmax_backward = Op(
     "_log_softmax_backward_data", "LogSoftmaxBackwardDataBackward0",
     lambda g, y, dim: g - _precise(np.exp)(y) * g.sum(axis=dim, keepdims=True),
     ("grad_output", "output"), saves={"grad_output": None, "output": None}, saved_attrs=("dim",),
-    grads={"grad_output": lambda gg, s: gg - (gg * s.output.exp()).sum(s.dim, keepdim=True),
-           "output": lambda gg, s: -gg * s.output.exp() * s.grad_output.sum(s.dim, keepdim=True)})
+    grads={"grad_output": lambda gg, ctx: gg - (gg * ctx.output.exp()).sum(ctx.dim, keepdim=True),
+           "output": lambda gg, ctx: -gg * ctx.output.exp() * ctx.grad_output.sum(ctx.dim, keepdim=True)})
 
 
 # --- surface used by hook code: tests, gather, prod, var/std (issue 10) --------------------
@@ -476,20 +476,20 @@ def _scatter_add_zeros_forward(g, dim, index, shape):
 
 gather = Op("gather", "GatherBackward0", _gather_forward, saves={"self": None},
             saved_attrs=("dim", "index", "sparse_grad"),
-            grads={"self": lambda g, s: apply_op(scatter_add_zeros, (g,), {
-                "dim": s.dim, "index": s.index, "shape": s.self._array.shape})})
+            grads={"self": lambda g, ctx: apply_op(scatter_add_zeros, (g,), {
+                "dim": ctx.dim, "index": ctx.index, "shape": ctx.self._array.shape})})
 # gather's backward as one op (``zeros.scatter_add(dim, index, grad)``), so that it has a
 # derivative itself: gathering the incoming gradient back.
 scatter_add_zeros = Op("scatter_add", "ScatterAddBackward0", _scatter_add_zeros_forward,
-                       grads={"self": lambda g, s: g.gather(s.dim, s.index)})
+                       grads={"self": lambda g, ctx: g.gather(ctx.dim, ctx.index)})
 
 
-def _prod_backward(g, s):
+def _prod_backward(g, ctx):
     """d prod / d x_i = the product of the *other* elements of x_i's slice (PyTorch's
     prod_backward). Without zeros that is ``result / x_i``; with zeros it is computed
     directly (:func:`_prod_of_others`), which stays right for higher derivatives."""
-    x, result = s.self, s.result
-    attrs = s._node._attrs
+    x, result = ctx.self, ctx.result
+    attrs = ctx._node._attrs
     dim = attrs.get("dim")
     if dim is not None:
         dim %= x.dim()
@@ -544,39 +544,39 @@ def _var_forward(x, dim, correction, keepdim):
         return (squares / np.asarray(builtins.max(dof, 0), dtype=x.dtype)).astype(x.dtype)
 
 
-def _keep(g, s):
+def _keep(g, ctx):
     """``g`` with the reduced dimensions put back (size 1), so it broadcasts to ``self``."""
-    if s.keepdim:
+    if ctx.keepdim:
         return g
-    dims = range(len(s.self._array.shape)) if s.dim is None else s.dim
+    dims = range(len(ctx.self._array.shape)) if ctx.dim is None else ctx.dim
     for d in sorted(dims):
         g = g.unsqueeze(d)
     return g
 
 
-def _var_backward(g, s):
+def _var_backward(g, ctx):
     """PyTorch's var_backward: ``2 (x - mean) / (N - correction)`` times the gradient."""
-    x = s.self
-    dims = tuple(range(x.dim())) if s.dim is None else s.dim
-    dof = _dof(x._array.shape, s.dim, s.correction)
-    return _keep(g, s) * (2.0 / dof) * (x - x.mean(dims, keepdim=True))
+    x = ctx.self
+    dims = tuple(range(x.dim())) if ctx.dim is None else ctx.dim
+    dof = _dof(x._array.shape, ctx.dim, ctx.correction)
+    return _keep(g, ctx) * (2.0 / dof) * (x - x.mean(dims, keepdim=True))
 
 
-def _std_backward(g, s, result=None):
+def _std_backward(g, ctx, result=None):
     # d std = d var / (2 std); a zero std gives a zero gradient, as in PyTorch.
-    result = s.result if result is None else result
+    result = ctx.result if result is None else result
     g = (g / (result * 2)).masked_fill(_tensor.Tensor._wrap(result._array == 0), 0.0)
-    return _var_backward(g, s)
+    return _var_backward(g, ctx)
 
 
-def _var_mean_backward(grads, s, std=False):
+def _var_mean_backward(grads, ctx, std=False):
     g_var, g_mean = grads
     out = None
     if g_var is not None:
-        out = _std_backward(g_var, s, s.result0) if std else _var_backward(g_var, s)
+        out = _std_backward(g_var, ctx, ctx.result0) if std else _var_backward(g_var, ctx)
     if g_mean is not None:
-        n = _reduced_count(s.self._array.shape, s.dim)
-        term = _keep(g_mean, s).expand(s.self._array.shape) / float(n)
+        n = _reduced_count(ctx.self._array.shape, ctx.dim)
+        term = _keep(g_mean, ctx).expand(ctx.self._array.shape) / float(n)
         out = term if out is None else out + term
     return out
 
@@ -598,4 +598,4 @@ std_mean = Op("std_mean", "StdMeanBackward0",
                   np.mean(x, axis=dim, keepdims=keepdim).astype(x.dtype))),
               multi_output=True, saves={"self": None, "result0": None},
               saved_attrs=("correction", "dim", "keepdim"),
-              grads={"self": lambda grads, s: _var_mean_backward(grads, s, std=True)})
+              grads={"self": lambda grads, ctx: _var_mean_backward(grads, ctx, std=True)})

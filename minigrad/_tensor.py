@@ -32,7 +32,7 @@ def _as_tensor(value, like=None):
         return value
     if isinstance(value, (bool, int, float, np.number)):
         t = Tensor._wrap(np.asarray(value))
-        t._wrapped = value.item() if isinstance(value, np.number) else value
+        t._python_scalar = value.item() if isinstance(value, np.number) else value
         return t
     return tensor(value)
 
@@ -58,7 +58,7 @@ class Tensor:
     _post_accumulate_grad_hooks = None
     _retains_grad = False
     _grad_accumulator = None        # weakref to a leaf's AccumulateGrad
-    _wrapped = None                 # the Python scalar of a "wrapped number"
+    _python_scalar = None                 # the Python scalar of a "wrapped number"
     _base = None                    # the tensor this one is a view of (view ops only)
     _attr_version = None            # a view's version when its grad_fn was made (view ops only)
     _view_created_no_grad = False   # a view of a tensor requiring grad, made under no_grad
@@ -938,7 +938,8 @@ class Size(tuple):
 
 
 def _shape_arg(shape):
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
+    """``reshape(2, 3)`` or ``reshape((2, 3))``: the sizes as one tuple."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         return tuple(shape[0])
     return tuple(shape)
 

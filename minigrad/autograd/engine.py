@@ -40,18 +40,30 @@ from .graph import (Node, AccumulateGrad, check_node_hook_result, check_tensor_h
 from .graph_task import (ExecInfo, GraphTask, current_graph_task, current_graph_task_id,
                          is_checkpoint_valid, queue_callback, running, will_engine_execute_node)
 
-__all__ = ["EngineEvent", "EngineState", "backward_steps", "record_events", "queue_callback",
+__all__ = ["EVENT_KINDS", "EngineEvent", "EngineState", "backward_steps", "record_events", "queue_callback",
            "current_graph_task_id", "will_engine_execute_node", "is_checkpoint_valid",
            # the seam (lesson 10): plug in an engine of your own
            "use", "real_engine_runs", "call_node", "tensor_hooks", "store_retained_grads",
            "pre_hooks", "post_hooks", "post_accumulate_hooks", "new_input_buffer",
            "final_callbacks"]
 
+#: The kinds of :class:`EngineEvent`, in the order they can occur at one node:
+#: popped from the ready queue; a tensor hook ran; retain_grad stored ``.grad``;
+#: ``autograd.grad`` captured a gradient; a node pre-hook ran; the backward formula ran;
+#: a post-accumulate-grad hook ran; a node post-hook ran; the gradients were handed on;
+#: a final callback ran (once per pass, after every node).
+EVENT_KINDS = ("node_start", "tensor_hook", "retain_grad", "capture", "pre_hook", "apply",
+               "post_accumulate_hook", "post_hook", "node_done", "callback")
+
+
 class EngineEvent(namedtuple("EngineEvent", "kind node hook args result")):
-    """One step of a backward pass: ``kind`` (see docs/architecture.md),
-    the ``node`` concerned, the ``hook`` that ran (or None), what it received (``args``)
-    and what it returned (``result``). Events from :func:`backward_steps` also carry
-    ``state``, an :class:`EngineState` taken at that pause (None when not recorded)."""
+    """One step of a backward pass: ``kind`` (one of :data:`EVENT_KINDS`), the ``node``
+    concerned (None for a callback), the ``hook`` that ran (None for the engine's own
+    steps), what it received (``args``: the hook's arguments, the node's input buffer at
+    "node_start" and "apply", its gradients at "node_done") and what it returned
+    (``result``: a hook's return value, the node's gradients at "apply", else None).
+    Events from :func:`backward_steps` also carry ``state``, an :class:`EngineState`
+    taken at that pause (None when not recorded)."""
 
     state = None
 
@@ -278,7 +290,7 @@ def _expandable(shape, to_shape):
 
 def _needs_input_grad(task, fn):
     if task.exec_info is None:
-        return fn._default_needs()
+        return fn._full_needs_input_grad()
     info = task.exec_info
     return tuple([nxt is not None and nxt in info and info[nxt].should_execute()
                   for nxt, _ in fn.next_functions])
@@ -311,6 +323,9 @@ def _call_function(task, fn, inputs):
                           "Enable detect anomaly during forward pass for more information.")
         raise
     yield ("apply", fn, None, grad_outputs, tuple(outputs))
+    # A leaf's post-accumulate-grad hooks already ran, inside apply (accumulate_into_grad,
+    # right after .grad was written). Their events are emitted here, after apply returned,
+    # so a stepped pass shows them after "apply", before the node's post-hooks.
     if isinstance(fn, AccumulateGrad):
         hooks = fn.variable._post_accumulate_grad_hooks
         for hook in list(hooks.values()) if hooks else ():
@@ -600,7 +615,7 @@ def call_node(node, grad_outputs):
     if isinstance(node, AccumulateGrad):
         node.apply(tuple(grad_outputs), (), run_hooks=False)
         return []
-    outputs = list(node.apply(tuple(grad_outputs), node._default_needs()))
+    outputs = list(node.apply(tuple(grad_outputs), node._full_needs_input_grad()))
     return _validate_outputs(node, outputs)
 
 

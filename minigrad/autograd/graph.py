@@ -47,10 +47,6 @@ def _hook_name(hook):
     return getattr(hook, "__name__", "<unknown>")
 
 
-def _type_string(t):
-    return "torch." + t.dtype.tensor_type     # PyTorch's exact text, so traces compare
-
-
 def check_tensor_hook_result(hook, old, new):
     """PyTorch's ``check_single_result``: what a tensor or node hook may put in a slot."""
     if new is None:
@@ -62,7 +58,7 @@ def check_tensor_hook_result(hook, old, new):
     if new.dtype is not old.dtype:
         raise RuntimeError(
             f"hook '{_hook_name(hook)}' has changed the type of value "
-            f"(was {_type_string(old)} got {_type_string(new)})")
+            f"(was {old.type()} got {new.type()})")
     if new.shape != old.shape:
         raise RuntimeError(
             f"hook '{_hook_name(hook)}' has changed the size of value")
@@ -142,7 +138,7 @@ class Node:
         be returned as None). Subclasses implement this."""
         raise NotImplementedError
 
-    def _default_needs(self):
+    def _full_needs_input_grad(self):
         """Which outputs to compute when every next edge is wanted (cached)."""
         needs = self.__dict__.get("_needs")
         if needs is None:
@@ -153,7 +149,7 @@ class Node:
         expected = len(self._input_metadata) or 1
         if len(grad_outputs) != expected:
             raise TypeError(f"expected {expected} arguments, got {len(grad_outputs)} instead")
-        result = tuple(self.apply(tuple(grad_outputs), self._default_needs()))
+        result = tuple(self.apply(tuple(grad_outputs), self._full_needs_input_grad()))
         return result[0] if len(result) == 1 else result
 
     def release_variables(self):

@@ -90,7 +90,7 @@ class SavedTensor:
         self._output_nr = value._output_nr
         self._requires_grad = value.requires_grad
         hooks = current_saved_tensors_hooks()
-        if hooks is not None and value._wrapped is None:     # wrapped numbers are never packed
+        if hooks is not None and value._python_scalar is None:     # wrapped numbers are never packed
             self._pack_with(hooks[0], hooks[1], value)
             # Packed at save time, it keeps its grad_fn (above): a later detach_() of
             # the input no longer matters, as in PyTorch.

@@ -32,17 +32,17 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from .modules.utils import _pair
+
 __all__ = ["unfold", "fold", "unfold_output_size"]
 
 
-def _pair(v, name):
-    """``3`` -> ``(3, 3)``; ``(3, 2)`` -> ``(3, 2)``; validates ints."""
-    if isinstance(v, (tuple, list)):
-        if len(v) != 2:
-            raise ValueError(f"{name} must be an int or a pair, got {v!r}")
-        a, b = v
-    else:
-        a = b = v
+def _int_pair(v, name):
+    """``3`` -> ``(3, 3)``; ``(3, 2)`` -> ``(3, 2)``; validates a pair of ints."""
+    pair = _pair(v)
+    if len(pair) != 2:
+        raise ValueError(f"{name} must be an int or a pair, got {v!r}")
+    a, b = pair
     try:
         a, b = int(a), int(b)
     except (TypeError, ValueError):
@@ -51,10 +51,10 @@ def _pair(v, name):
 
 
 def _params(kernel_size, stride, padding, dilation):
-    k = _pair(kernel_size, "kernel_size")
-    d = _pair(dilation, "dilation")
-    p = _pair(padding, "padding")
-    s = _pair(stride, "stride")
+    k = _int_pair(kernel_size, "kernel_size")
+    d = _int_pair(dilation, "dilation")
+    p = _int_pair(padding, "padding")
+    s = _int_pair(stride, "stride")
     if min(k) < 1 or min(d) < 1 or min(s) < 1 or min(p) < 0:
         raise ValueError(
             "kernel_size, dilation and stride must be positive and padding "
@@ -70,7 +70,7 @@ def unfold_output_size(input_size, kernel_size, stride=1, padding=0, dilation=1)
     formula of ``torch.nn.Unfold`` / ``torch.nn.Conv2d``; ``L = oh * ow``.
     """
     (kh, kw), (dh, dw), (ph, pw), (sh, sw) = _params(kernel_size, stride, padding, dilation)
-    h, w = _pair(input_size, "input_size")
+    h, w = _int_pair(input_size, "input_size")
     oh = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
     ow = (w + 2 * pw - dw * (kw - 1) - 1) // sw + 1
     if oh < 1 or ow < 1:
@@ -161,7 +161,7 @@ def fold(cols, output_size, kernel_size, stride=1, padding=0, *, dilation=1):
     if cols.ndim != 3:
         raise ValueError(f"fold expects [N, C*kh*kw, L] or [C*kh*kw, L], got shape {cols.shape}")
     (kh, kw), (dh, dw), (ph, pw), (sh, sw) = _params(kernel_size, stride, padding, dilation)
-    h, w = _pair(output_size, "output_size")
+    h, w = _int_pair(output_size, "output_size")
     oh, ow = unfold_output_size((h, w), (kh, kw), (sh, sw), (ph, pw), (dh, dw))
     n, ckk, L = cols.shape
     if ckk % (kh * kw):

@@ -19,16 +19,13 @@ from .. import _creation, dtypes
 from .._dispatch import Op, apply_op
 from .._tensor import Tensor, _as_tensor
 from . import _im2col
+from .modules.utils import _pair
 
 __all__ = [
     "linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "conv2d", "max_pool2d",
     "unfold", "fold", "mse_loss", "nll_loss", "cross_entropy", "dropout", "layer_norm",
     "batch_norm", "flatten", "embedding", "adaptive_avg_pool2d", "gelu",
 ]
-
-
-def _pair(v):
-    return tuple(v) if isinstance(v, (tuple, list)) else (v, v)
 
 
 def _const(array):
@@ -53,11 +50,11 @@ addmm_op = Op("addmm", "AddmmBackward0", _addmm_forward,
               saves={"mat1": "mat2", "mat2": "mat1"},
               saved_attrs=("alpha", "beta", "mat1_sym_sizes", "mat1_sym_strides", "mat2_sym_sizes",
                            "mat2_sym_strides"),
-              grads={"self": lambda g, s: g * s.beta if s.beta != 1 else g,
-                     "mat1": lambda g, s: g.mm(s.mat2.t()) * s.alpha if s.alpha != 1 else g.mm(s.mat2.t()),
+              grads={"self": lambda g, ctx: g * ctx.beta if ctx.beta != 1 else g,
+                     "mat1": lambda g, ctx: g.mm(ctx.mat2.t()) * ctx.alpha if ctx.alpha != 1 else g.mm(ctx.mat2.t()),
                      # (g.T @ mat1).T rather than mat1.T @ g, as PyTorch's mm_mat2_backward:
                      # mat2 is weight.T, so the weight's gradient comes out contiguous.
-                     "mat2": lambda g, s: (g.t().mm(s.mat1) * s.alpha if s.alpha != 1 else g.t().mm(s.mat1)).t()})
+                     "mat2": lambda g, ctx: (g.t().mm(ctx.mat1) * ctx.alpha if ctx.alpha != 1 else g.t().mm(ctx.mat1)).t()})
 
 
 def _im2col_forward(x, kernel_size, dilation, padding, stride):
@@ -82,13 +79,13 @@ def _apply_col2im(x, output_size, kernel_size, dilation, padding, stride):
 im2col_op = Op("im2col", "Im2ColBackward0", _im2col_forward,
                saved_attrs=("dilation", "kernel_size", "padding", "self_sym_argsize_minus_1",
                             "self_sym_argsize_minus_2", "stride"),
-               grads={"self": lambda g, s: _apply_col2im(
-                   g, (s.self_sym_argsize_minus_2, s.self_sym_argsize_minus_1), s.kernel_size,
-                   s.dilation, s.padding, s.stride)})
+               grads={"self": lambda g, ctx: _apply_col2im(
+                   g, (ctx.self_sym_argsize_minus_2, ctx.self_sym_argsize_minus_1), ctx.kernel_size,
+                   ctx.dilation, ctx.padding, ctx.stride)})
 col2im_op = Op("col2im", "Col2ImBackward0", _col2im_forward,
                saved_attrs=("dilation", "kernel_size", "padding", "stride"),
-               grads={"self": lambda g, s: _apply_im2col(
-                   g, s.kernel_size, s.dilation, s.padding, s.stride)})
+               grads={"self": lambda g, ctx: _apply_im2col(
+                   g, ctx.kernel_size, ctx.dilation, ctx.padding, ctx.stride)})
 
 
 def _conv_forward(x, weight, bias, stride, padding, dilation, groups, transposed, output_padding,
@@ -102,18 +99,18 @@ def _conv_forward(x, weight, bias, stride, padding, dilation, groups, transposed
     return y + bias.reshape(1, c_out, 1, 1)
 
 
-def _conv_grad_input(g, s):
-    w = s.weight
+def _conv_grad_input(g, ctx):
+    w = ctx.weight
     n, c_out = g.shape[0], g.shape[1]
     dcols = w.reshape(c_out, -1).t().matmul(g.reshape(n, c_out, -1))       # [N, C*kh*kw, L]
-    return _apply_col2im(dcols, s.input.shape[-2:], tuple(w.shape[-2:]), s.dilation,
-                         s.padding, s.stride)
+    return _apply_col2im(dcols, ctx.input.shape[-2:], tuple(w.shape[-2:]), ctx.dilation,
+                         ctx.padding, ctx.stride)
 
 
-def _conv_grad_weight(g, s):
-    w_shape = s.weight_sym_sizes
+def _conv_grad_weight(g, ctx):
+    w_shape = ctx.weight_sym_sizes
     n, c_out = g.shape[0], g.shape[1]
-    cols = _apply_im2col(s.input, w_shape[-2:], s.dilation, s.padding, s.stride)
+    cols = _apply_im2col(ctx.input, w_shape[-2:], ctx.dilation, ctx.padding, ctx.stride)
     dw = g.reshape(n, c_out, -1).matmul(cols.transpose(1, 2)).sum(0)        # [C_out, C*kh*kw]
     return dw.reshape(w_shape)
 
@@ -123,7 +120,7 @@ convolution_op = Op("convolution", "ConvolutionBackward0", _conv_forward, ("inpu
                     saved_attrs=("bias_sym_sizes_opt", "dilation", "groups", "output_padding",
                                  "padding", "stride", "transposed"),
                     grads={"input": _conv_grad_input, "weight": _conv_grad_weight,
-                           "bias": lambda g, s: g.sum((0, 2, 3))})
+                           "bias": lambda g, ctx: g.sum((0, 2, 3))})
 
 
 def _max_pool_forward(x, kernel_size, stride, padding, dilation, ceil_mode):
@@ -164,20 +161,20 @@ def _image_to_window(indices, hw, kernel_size, stride, padding, dilation):
     return ki * kernel_size[1] + kj
 
 
-def _max_pool_backward(grads, s):
+def _max_pool_backward(grads, ctx):
     # Route each output gradient to the kernel offset that won (a constant one-hot mask
     # over the im2col layout), then col2im sums the patches back into the image.
     g = grads[0]
-    x_shape = s.self.shape
+    x_shape = ctx.self.shape
     n, c = x_shape[0], x_shape[1]
-    kh, kw = s.kernel_size
-    stride = s.stride or s.kernel_size
-    arg = _image_to_window(s.result1._array, x_shape[-2:], s.kernel_size, stride, s.padding,
-                           s.dilation).reshape(n, c, 1, -1)
+    kh, kw = ctx.kernel_size
+    stride = ctx.stride or ctx.kernel_size
+    arg = _image_to_window(ctx.result1._array, x_shape[-2:], ctx.kernel_size, stride, ctx.padding,
+                           ctx.dilation).reshape(n, c, 1, -1)
     onehot = np.arange(kh * kw).reshape(1, 1, -1, 1) == arg                 # [N, C, kk, L]
     dcols = g.reshape(n, c, 1, -1) * _const(onehot.astype(g._array.dtype))
-    return _apply_col2im(dcols.reshape(n, c * kh * kw, -1), x_shape[-2:], s.kernel_size,
-                         s.dilation, s.padding, stride)
+    return _apply_col2im(dcols.reshape(n, c * kh * kw, -1), x_shape[-2:], ctx.kernel_size,
+                         ctx.dilation, ctx.padding, stride)
 
 
 max_pool2d_op = Op("max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", _max_pool_forward,
@@ -206,22 +203,22 @@ def _mse_backward(g, x, target, reduction):
     return apply_op(mse_loss_backward_op, (g, x, target), {"reduction": reduction})
 
 
-def _mse_second(gg, s, sign):
-    scale = 2.0 / float(np.prod(s.self.shape)) if s.reduction == _REDUCTION["mean"] else 2.0
-    return gg * s.grad_output * (sign * scale)
+def _mse_second(gg, ctx, sign):
+    scale = 2.0 / float(np.prod(ctx.self.shape)) if ctx.reduction == _REDUCTION["mean"] else 2.0
+    return gg * ctx.grad_output * (sign * scale)
 
 
 mse_loss_op = Op("mse_loss", "MseLossBackward0", _mse_forward, ("self", "target"),
                  saves={"self": None, "target": None}, saved_attrs=("reduction",),
-                 grads={"self": lambda g, s: _mse_backward(g, s.self, s.target, s.reduction),
-                        "target": lambda g, s: _mse_backward(g, s.target, s.self, s.reduction)})
+                 grads={"self": lambda g, ctx: _mse_backward(g, ctx.self, ctx.target, ctx.reduction),
+                        "target": lambda g, ctx: _mse_backward(g, ctx.target, ctx.self, ctx.reduction)})
 mse_loss_backward_op = Op(
     "mse_loss_backward", "MseLossBackwardBackward0", _mse_backward_forward,
     ("grad_output", "self", "target"), saves={"grad_output": None, "self": None, "target": None},
     saved_attrs=("reduction",),
-    grads={"grad_output": lambda gg, s: _mse_backward(gg, s.self, s.target, s.reduction),
-           "self": lambda gg, s: _mse_second(gg, s, 1.0),
-           "target": lambda gg, s: _mse_second(gg, s, -1.0)})
+    grads={"grad_output": lambda gg, ctx: _mse_backward(gg, ctx.self, ctx.target, ctx.reduction),
+           "self": lambda gg, ctx: _mse_second(gg, ctx, 1.0),
+           "target": lambda gg, ctx: _mse_second(gg, ctx, -1.0)})
 
 
 def _nll_pick(x_shape, target, weight, ignore_index):
@@ -249,13 +246,13 @@ def _nll_forward(x, pick, total_weight, target, weight, reduction, ignore_index)
     return losses.sum() / total_weight._array
 
 
-def _nll_backward(g, s):
-    pick = _const(s.pick.astype(g._array.dtype))
-    if s.reduction == _REDUCTION["none"]:
+def _nll_backward(g, ctx):
+    pick = _const(ctx.pick.astype(g._array.dtype))
+    if ctx.reduction == _REDUCTION["none"]:
         return -(g.unsqueeze(1) * pick)
-    if s.reduction == _REDUCTION["sum"]:
+    if ctx.reduction == _REDUCTION["sum"]:
         return -(g * pick)
-    return -(g * pick) / s.total_weight
+    return -(g * pick) / ctx.total_weight
 
 
 # ``pick`` is the [N, C] matrix of per-sample weights (one non-zero per row) that forward
@@ -278,21 +275,21 @@ def _ln_forward(x, weight, bias, normalized_shape, eps):
     return (x - mu) * rstd * weight + bias, mu.reshape(lead), rstd.reshape(lead)
 
 
-def _ln_xhat(s):
-    x = s.input
-    dims = _ln_dims(x.dim(), s.normalized_shape)
+def _ln_xhat(ctx):
+    x = ctx.input
+    dims = _ln_dims(x.dim(), ctx.normalized_shape)
     mu = x.mean(dims, keepdim=True)
     xc = x - mu
-    rstd = ((xc * xc).mean(dims, keepdim=True) + s.eps) ** -0.5
+    rstd = ((xc * xc).mean(dims, keepdim=True) + ctx.eps) ** -0.5
     return xc * rstd, rstd, dims
 
 
-def _ln_grad_input(grads, s):
+def _ln_grad_input(grads, ctx):
     # mean and rstd are recomputed from the input with minigrad ops (not read from the
     # saved result1/result2), so double backward differentiates through them.
     g = grads[0]
-    xhat, rstd, dims = _ln_xhat(s)
-    w = s.weight
+    xhat, rstd, dims = _ln_xhat(ctx)
+    w = ctx.weight
     gw = g * w if w is not None else g
     return rstd * (gw - gw.mean(dims, keepdim=True) - xhat * (gw * xhat).mean(dims, keepdim=True))
 
@@ -302,8 +299,8 @@ layer_norm_op = Op("native_layer_norm", "NativeLayerNormBackward0", _ln_forward,
                    saves={"bias": None, "input": None, "weight": None, "result1": None, "result2": None},
                    saved_attrs=("normalized_shape",),
                    grads={"input": _ln_grad_input,
-                          "weight": lambda grads, s: grads[0] * _ln_xhat(s)[0],
-                          "bias": lambda grads, s: grads[0]})
+                          "weight": lambda grads, ctx: grads[0] * _ln_xhat(ctx)[0],
+                          "bias": lambda grads, ctx: grads[0]})
 
 
 def _bn_shape(x_ndim):
@@ -322,25 +319,25 @@ def _bn_forward(x, weight, bias, training, eps, stats):
     return x * scale + shift
 
 
-def _bn_xhat(s):
+def _bn_xhat(ctx):
     """The normalised input as minigrad ops of the saved values, so that the formulas
     below are differentiable again. In training, the batch statistics are recomputed
     from ``input`` (they depend on it); in evaluation the running ones are constants."""
-    x = s.input
+    x = ctx.input
     shape, dims = _bn_shape(x.dim())
-    if s.training:
+    if ctx.training:
         xc = x - x.mean(dims, keepdim=True)
-        invstd = ((xc * xc).mean(dims, keepdim=True) + s.eps) ** -0.5
+        invstd = ((xc * xc).mean(dims, keepdim=True) + ctx.eps) ** -0.5
     else:
-        xc = x - s.running_mean.reshape(shape)
-        invstd = (s.running_var.reshape(shape) + s.eps) ** -0.5
+        xc = x - ctx.running_mean.reshape(shape)
+        invstd = (ctx.running_var.reshape(shape) + ctx.eps) ** -0.5
     return xc * invstd, invstd, shape, dims
 
 
-def _bn_grad_input(g, s):
-    xhat, invstd, shape, dims = _bn_xhat(s)
-    gw = g * s.weight.reshape(shape) if s.weight is not None else g
-    if not s.training:
+def _bn_grad_input(g, ctx):
+    xhat, invstd, shape, dims = _bn_xhat(ctx)
+    gw = g * ctx.weight.reshape(shape) if ctx.weight is not None else g
+    if not ctx.training:
         return gw * invstd
     return invstd * (gw - gw.mean(dims, keepdim=True) - xhat * (gw * xhat).mean(dims, keepdim=True))
 
@@ -351,8 +348,8 @@ def _bn_grad_input(g, s):
 batch_norm_op = Op("native_batch_norm", "NativeBatchNormBackward0", _bn_forward,
                    ("input", "weight", "bias"), saved_attrs=("eps", "training"),
                    grads={"input": _bn_grad_input,
-                          "weight": lambda g, s: (g * _bn_xhat(s)[0]).sum(_bn_shape(g.dim())[1]),
-                          "bias": lambda g, s: g.sum(_bn_shape(g.dim())[1])})
+                          "weight": lambda g, ctx: (g * _bn_xhat(ctx)[0]).sum(_bn_shape(g.dim())[1]),
+                          "bias": lambda g, ctx: g.sum(_bn_shape(g.dim())[1])})
 
 
 # --------------------------------------------------------------------------------------
@@ -421,26 +418,26 @@ def _gelu_pdf(x):
     return np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
 
 
-def _gelu_double_backward(gg, s, wrt):
+def _gelu_double_backward(gg, ctx, wrt):
     # gelu''(x) = pdf(x) * (2 - x**2)
     if wrt == "grad_output":
-        return apply_op(gelu_backward_op, (gg, s.self), {"approximate": s.approximate})
-    x = s.self._array.astype(np.float64)
-    second = _const((_gelu_pdf(x) * (2.0 - x * x)).astype(s.self._array.dtype))
-    return gg * s.grad_output * second
+        return apply_op(gelu_backward_op, (gg, ctx.self), {"approximate": ctx.approximate})
+    x = ctx.self._array.astype(np.float64)
+    second = _const((_gelu_pdf(x) * (2.0 - x * x)).astype(ctx.self._array.dtype))
+    return gg * ctx.grad_output * second
 
 
 gelu_backward_op = Op("gelu_backward", "GeluBackwardBackward0",
                       _in_float64(lambda g, x, approximate: g * (_gelu_cdf(x) + x * _gelu_pdf(x))),
                       ("grad_output", "self"), saves={"grad_output": None, "self": None},
                       saved_attrs=("approximate",),
-                      grads={"grad_output": lambda gg, s: _gelu_double_backward(gg, s, "grad_output"),
-                             "self": lambda gg, s: _gelu_double_backward(gg, s, "self")})
+                      grads={"grad_output": lambda gg, ctx: _gelu_double_backward(gg, ctx, "grad_output"),
+                             "self": lambda gg, ctx: _gelu_double_backward(gg, ctx, "self")})
 
 gelu_op = Op("gelu", "GeluBackward0", _in_float64(lambda x, approximate: x * _gelu_cdf(x)),
              saves={"self": None}, saved_attrs=("approximate",),
-             grads={"self": lambda g, s: apply_op(gelu_backward_op, (g, s.self),
-                                                  {"approximate": s.approximate})})
+             grads={"self": lambda g, ctx: apply_op(gelu_backward_op, (g, ctx.self),
+                                                  {"approximate": ctx.approximate})})
 
 
 def gelu(input, approximate="none"):
@@ -466,13 +463,13 @@ def _embedding_dense_backward(g, indices, num_weights, padding_idx, scale_grad_b
     return out
 
 
-def _embedding_double_backward(gg, s):
+def _embedding_double_backward(gg, ctx):
     # PyTorch's embedding_dense_double_backward: the rows of gg picked by indices, none for
     # padding_idx (it ignores scale_grad_by_freq, and so does this).
-    picked = apply_op(embedding_op, (gg,), {"indices": s.indices, "padding_idx": -1,
+    picked = apply_op(embedding_op, (gg,), {"indices": ctx.indices, "padding_idx": -1,
                                             "scale_grad_by_freq": False, "sparse": False})
-    if s.padding_idx >= 0:
-        keep = (s.indices._array != s.padding_idx)[..., None].astype(gg._array.dtype)
+    if ctx.padding_idx >= 0:
+        keep = (ctx.indices._array != ctx.padding_idx)[..., None].astype(gg._array.dtype)
         picked = picked * _const(keep)
     return picked
 
@@ -486,10 +483,10 @@ embedding_op = Op("embedding", "EmbeddingBackward0",
                   lambda weight, indices, padding_idx, scale_grad_by_freq, sparse: weight[indices._array],
                   ("weight",), saved_attrs=("indices", "padding_idx", "scale_grad_by_freq", "sparse",
                                             "weight_sym_argsize_0"),
-                  grads={"weight": lambda g, s: apply_op(
+                  grads={"weight": lambda g, ctx: apply_op(
                       embedding_dense_backward_op, (g,),
-                      {"indices": s.indices, "num_weights": s.weight_sym_argsize_0,
-                       "padding_idx": s.padding_idx, "scale_grad_by_freq": s.scale_grad_by_freq})})
+                      {"indices": ctx.indices, "num_weights": ctx.weight_sym_argsize_0,
+                       "padding_idx": ctx.padding_idx, "scale_grad_by_freq": ctx.scale_grad_by_freq})})
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,

@@ -24,6 +24,8 @@ torch is optional: it is imported only when a recording starts, never by
 """
 import numpy as np
 
+from ..autograd.engine import EVENT_KINDS
+
 __all__ = ["torch_events", "comparable", "COMPARED_KINDS"]
 
 TORCH_MISSING = ("minigrad.trace records real PyTorch, which is not installed: "
@@ -32,8 +34,7 @@ TORCH_MISSING = ("minigrad.trace records real PyTorch, which is not installed: "
 # Event kinds a torch recording contains. minigrad also emits "apply" (the backward
 # formula ran) and "capture" (autograd.grad took a gradient): torch does both inside
 # C++ without a Python hook point, so a recording cannot contain them.
-COMPARED_KINDS = ("node_start", "tensor_hook", "retain_grad", "pre_hook",
-                  "post_accumulate_hook", "post_hook", "node_done", "callback")
+COMPARED_KINDS = tuple(kind for kind in EVENT_KINDS if kind not in ("apply", "capture"))
 
 
 def torch_events():

@@ -88,7 +88,6 @@ class _Frame:
         self.rng_state = rng_state
         self.count = 0                  # saved tensors packed during the forward
         self.recomputed = {}            # graph task id -> [saved tensors, in pack order]
-        self.recompute_count = 0        # how many times fn was run again (for lessons/tests)
         self.live = 0                   # packed values not yet freed
 
     def pack(self, tensor):
@@ -143,7 +142,6 @@ class _Frame:
                 self.fn(*inputs, **self.kwargs)
         except _StopRecomputation:
             pass
-        self.recompute_count += 1
         return dict(enumerate(saved))
 
 

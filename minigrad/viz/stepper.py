@@ -15,6 +15,7 @@ import matplotlib.figure
 
 from ._common import HOOK_KINDS, NODE_COLORS, escape, hook_name, is_leaf_node, is_node, \
     is_tensor, kind_color, label_lookup, legend_html, node_label, summarize, to_numpy
+from ..autograd.engine import backward_steps
 from .drawing import draw_graph, graph_nodes
 
 try:
@@ -27,11 +28,6 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 _NOT_RECORDED = "not recorded: these events carry no engine state (a replay)"
 _NOT_STARTED = "the engine has not started: press <b>Step</b>"
 _UINT64_MAX = 2 ** 64 - 1
-
-
-def _backward_steps(loss, **kwargs):
-    from minigrad.autograd.engine import backward_steps
-    return backward_steps(loss, **kwargs)
 
 
 def seq_text(seq):
@@ -205,7 +201,7 @@ class EngineStepper(widgets.VBox):
                     self._saved_grads.append((var, None if grad is None else grad.clone()))
             kwargs = dict(backward_kwargs)
             kwargs.setdefault("retain_graph", True)
-            return lambda: _backward_steps(loss, **kwargs)
+            return lambda: backward_steps(loss, **kwargs)
         if backward_kwargs:
             raise TypeError("backward keyword arguments only apply when a loss tensor "
                             f"is given, got {sorted(backward_kwargs)}")

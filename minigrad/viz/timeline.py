@@ -16,12 +16,12 @@ Both are deterministic: node names and hook names, never ids or addresses.
 
 from matplotlib.lines import Line2D
 
+from ..autograd.engine import EVENT_KINDS
+
 from ._common import KIND_COLORS, OTHER_KIND_COLOR, hook_name, label_lookup, new_axes, \
     node_label, summarize
 
-# The order events can occur for one node (docs/architecture.md).
-KINDS = ("node_start", "tensor_hook", "retain_grad", "capture", "pre_hook", "apply",
-         "post_accumulate_hook", "post_hook", "node_done", "callback")
+KINDS = EVENT_KINDS      # the order events can occur for one node
 
 _MARKERS = {
     "node_start": "o", "tensor_hook": "s", "retain_grad": "D", "capture": "X",

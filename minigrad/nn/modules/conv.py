@@ -5,10 +5,7 @@ from .. import functional as F
 from ..parameter import Parameter
 from .linear import _uniform
 from .module import Module
-
-
-def _pair(v):
-    return tuple(v) if isinstance(v, (tuple, list)) else (v, v)
+from .utils import _pair
 
 
 class Conv2d(Module):

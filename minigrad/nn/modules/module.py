@@ -155,20 +155,22 @@ class Module:
     def __init__(self, *args, **kwargs):
         if args or kwargs:
             raise TypeError(f"{type(self).__name__}.__init__() takes no arguments")
-        sa = object.__setattr__
-        sa(self, "training", True)
-        sa(self, "_parameters", OrderedDict())
-        sa(self, "_buffers", OrderedDict())
-        sa(self, "_non_persistent_buffers_set", set())
-        sa(self, "_modules", OrderedDict())
-        sa(self, "_backward_pre_hooks", OrderedDict())
-        sa(self, "_backward_hooks", OrderedDict())
-        sa(self, "_is_full_backward_hook", None)
-        sa(self, "_forward_hooks", OrderedDict())
-        sa(self, "_forward_hooks_with_kwargs", OrderedDict())
-        sa(self, "_forward_hooks_always_called", OrderedDict())
-        sa(self, "_forward_pre_hooks", OrderedDict())
-        sa(self, "_forward_pre_hooks_with_kwargs", OrderedDict())
+        # Module.__setattr__ sorts values into _parameters/_modules/_buffers, which do
+        # not exist yet: set them directly, as PyTorch does with super().__setattr__.
+        set_attr = object.__setattr__
+        set_attr(self, "training", True)
+        set_attr(self, "_parameters", OrderedDict())
+        set_attr(self, "_buffers", OrderedDict())
+        set_attr(self, "_non_persistent_buffers_set", set())
+        set_attr(self, "_modules", OrderedDict())
+        set_attr(self, "_backward_pre_hooks", OrderedDict())
+        set_attr(self, "_backward_hooks", OrderedDict())
+        set_attr(self, "_is_full_backward_hook", None)
+        set_attr(self, "_forward_hooks", OrderedDict())
+        set_attr(self, "_forward_hooks_with_kwargs", OrderedDict())
+        set_attr(self, "_forward_hooks_always_called", OrderedDict())
+        set_attr(self, "_forward_pre_hooks", OrderedDict())
+        set_attr(self, "_forward_pre_hooks_with_kwargs", OrderedDict())
 
     # --- registration ----------------------------------------------------------------
     def register_parameter(self, name, param):
@@ -477,8 +479,8 @@ class Module:
             array = value._array if isinstance(value, Tensor) else np.asarray(value)
             if array.shape != target._array.shape:
                 errors.append(f"size mismatch for {key}: copying a param with shape "
-                              f"{_size_str(array.shape)} from checkpoint, the shape in current model "
-                              f"is {_size_str(target._array.shape)}.")
+                              f"{Size(array.shape)!r} from checkpoint, the shape in current model "
+                              f"is {Size(target._array.shape)!r}.")
                 continue
             target._array[...] = array
             target._version_counter[0] += 1
@@ -764,10 +766,7 @@ class Module:
 
 def _typename(obj):
     if isinstance(obj, Tensor):
-        return "torch." + obj.dtype.tensor_type
+        return obj.type()
     return type(obj).__module__ + "." + type(obj).__qualname__ \
         if type(obj).__module__ not in ("builtins",) else type(obj).__name__
 
-
-def _size_str(shape):
-    return repr(Size(shape))
