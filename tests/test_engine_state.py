@@ -183,7 +183,7 @@ def test_every_kind_of_failure_leaves_the_engine_clean(where):
 
 
 def test_a_failed_pass_keeps_the_effects_of_nodes_already_run():
-    """SEMANTICS §3.5: already-executed nodes keep their effects. Leaf a is
+    """As in PyTorch, a failed pass keeps the effects of nodes it already ran. Leaf a is
     accumulated (its AccumulateGrad runs as soon as it is ready, and a*3 is the newest
     node on its branch) before b's hook raises."""
     a, b = leaf([1.0]), leaf([2.0])

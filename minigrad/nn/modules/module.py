@@ -15,7 +15,7 @@ What ``module(*args, **kwargs)`` does when hooks exist::
 
 Hooks live in ordered dicts keyed by their handle's id, and every loop iterates a
 *snapshot* (a tuple or list built before the first call), so a hook that removes or
-adds another during a call does not change that call (SEMANTICS s57).
+adds another during a call does not change that call (scenario s57 in tests/differential/scenarios).
 """
 import functools
 import warnings
