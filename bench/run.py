@@ -229,6 +229,124 @@ def build_chain(n, hooks=None):
     return build
 
 
+def build_mlp_raw():
+    """An MLP of raw ops, no nn.Module: ``relu(x @ W1 + b1)``, ``tanh(h1 @ W2 + b2)``,
+    ``h2 @ W3 + b3``, cross-entropy, backward, then a hand-written SGD update under
+    ``no_grad`` and ``.grad = None`` (batch 64, 784-256-256-10)."""
+    def build():
+        batch = 64
+        rng = np.random.default_rng(1)
+        x = rng.standard_normal((batch, 784), dtype=np.float32)
+        y = rng.integers(0, 10, batch)
+        init = [(rng.standard_normal(shape, dtype=np.float32) * np.float32(scale))
+                for shape, scale in (((784, 256), 0.03), ((256,), 0.01), ((256, 256), 0.06),
+                                     ((256,), 0.01), ((256, 10), 0.06), ((10,), 0.01))]
+        sides = {}
+
+        def make(lib, params, xs, ys):
+            def step():
+                W1, b1, W2, b2, W3, b3 = params
+                h1 = (xs @ W1 + b1).relu()
+                h2 = (h1 @ W2 + b2).tanh()
+                loss = lib.nn.functional.cross_entropy(h2 @ W3 + b3, ys)
+                loss.backward()
+                with lib.no_grad():
+                    for p in params:
+                        p -= LR * p.grad
+                        p.grad = None
+                return loss
+            return step
+
+        sides["minigrad"] = make(mg, [mg.tensor(a.copy(), requires_grad=True) for a in init],
+                                 mg.from_numpy(x.copy()), mg.from_numpy(y.copy()))
+        if torch is not None:
+            sides["torch"] = make(torch, [_to_torch(a, requires_grad=True) for a in init],
+                                  _to_torch(x), _to_torch(y))
+        W1, b1, W2, b2, W3, b3 = [a.copy() for a in init]
+
+        def step_np():
+            a1 = x @ W1 + b1
+            h1 = np.maximum(a1, 0)
+            h2 = np.tanh(h1 @ W2 + b2)
+            loss, d3 = _softmax_xent(h2 @ W3 + b3, y)
+            dW3, db3 = h2.T @ d3, d3.sum(0)
+            d2 = (d3 @ W3.T) * (1 - h2 * h2)
+            dW2, db2 = h1.T @ d2, d2.sum(0)
+            d1 = (d2 @ W2.T) * (a1 > 0)
+            dW1, db1 = x.T @ d1, d1.sum(0)
+            for p, g in ((W1, dW1), (b1, db1), (W2, dW2), (b2, db2), (W3, dW3), (b3, db3)):
+                p -= LR * g
+            return loss
+        sides["numpy"] = step_np
+        return sides
+    return build
+
+
+def build_chain_transcendental(n):
+    """Per-node cost with transcendental ops: ``n`` ops cycling ``* 1.0001``, ``tanh``,
+    ``+ 0.5``, ``exp`` on 16 float32 values, then ``.sum().backward()``."""
+    def build():
+        x0 = np.linspace(-1.0, 1.0, 16, dtype=np.float32)
+        sides = {}
+
+        def make(x):
+            def step():
+                y = x
+                for i in range(n):
+                    k = i % 4
+                    y = y * 1.0001 if k == 0 else y.tanh() if k == 1 else y + 0.5 if k == 2 else y.exp()
+                loss = y.sum()
+                loss.backward()
+                x.grad = None
+                return loss
+            return step
+
+        sides["minigrad"] = make(mg.tensor(x0.copy(), requires_grad=True))
+        if torch is not None:
+            sides["torch"] = make(_to_torch(x0, requires_grad=True))
+
+        def step_np():
+            ys, y = [], x0
+            for i in range(n):
+                k = i % 4
+                ys.append(y)
+                y = (y * np.float32(1.0001) if k == 0 else np.tanh(y) if k == 1
+                     else y + np.float32(0.5) if k == 2 else np.exp(y))
+            loss = y.sum()
+            g, out = np.ones_like(x0), y
+            for i in reversed(range(n)):
+                k, inp = i % 4, ys[i]
+                if k == 0:
+                    g = g * np.float32(1.0001)
+                elif k == 1:
+                    t = np.tanh(inp)
+                    g = g * (1 - t * t)
+                elif k == 3:
+                    g = g * np.exp(inp)
+            return loss
+        sides["numpy"] = step_np
+        return sides
+    return build
+
+
+def with_float32_kernels(build):
+    """The same workload with ``minigrad.set_exact_float32_math(False)`` around each
+    minigrad step (numpy's float32 transcendental kernels; the other sides unchanged)."""
+    def wrapped():
+        sides = build()
+        exact_step = sides["minigrad"]
+
+        def step():
+            mg.set_exact_float32_math(False)
+            try:
+                return exact_step()
+            finally:
+                mg.set_exact_float32_math(True)
+        sides["minigrad"] = step
+        return sides
+    return wrapped
+
+
 def _noop_hook(grad):
     return None
 
@@ -328,8 +446,16 @@ WORKLOADS = [
              goal={"torch": 1.0, "numpy": 1.25}),
     Workload("mlp_tanh", "MLP step 784-256-256-10 Tanh, b=64", build_mlp("tanh"),
              goal={"torch": 1.0, "numpy": 1.25}),
+    Workload("mlp_raw", "MLP of raw matmuls, ReLU+Tanh, cross-entropy, b=64", build_mlp_raw(),
+             goal={"torch": 1.0, "numpy": 1.25}),
+    Workload("mlp_raw_f32math", "the same, set_exact_float32_math(False)",
+             with_float32_kernels(build_mlp_raw()), goal={"torch": 1.0, "numpy": 1.25}),
     Workload("chain300", "chain of 300 elementwise ops, fwd+bwd", build_chain(300),
              goal={"torch": 2.0}, nodes=300),
+    Workload("chain300_tanh_exp", "chain of 300 ops: mul, tanh, add, exp", build_chain_transcendental(300),
+             goal={"torch": 2.0}, nodes=300),
+    Workload("chain300_tanh_exp_f32math", "the same, set_exact_float32_math(False)",
+             with_float32_kernels(build_chain_transcendental(300)), goal={"torch": 2.0}, nodes=300),
     Workload("chain300_hooks", "same chain, a tensor hook on every node",
              build_chain(300, "each"), nodes=300),
     Workload("chain300_hooks_removed", "same chain, hook registered then removed",

@@ -23,6 +23,7 @@ from ._creation import (abs, add, all, allclose, any, arange, argmax, as_tensor,
                         unsqueeze, where, zeros, zeros_like)
 from .serialization import load, save
 from ._creation import std_mean, topk
+from ._ops import is_exact_float32_math, set_exact_float32_math
 from . import autograd
 from . import cuda
 from . import utils
