@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import _creation, models, nn
 from ..autograd import graph as autograd_graph
+from ..autograd import saved_variable
 from ..autograd import op_hooks
 from ..nn.modules import module as module_mod
 from . import Result, compare_values, run_check
@@ -29,11 +30,13 @@ _GLOBAL_DICTS = ("_global_forward_pre_hooks", "_global_forward_hooks")
 
 
 class _Cleanup:
-    """Remove the global module hooks and op hooks that appear while it is active (a
-    learner's leftovers would fire on every module or op of the rest of the notebook);
+    """Remove the global module hooks, op hooks and saved-tensor hook pairs that appear
+    while it is active (a learner's leftovers would fire on every module, op or saved
+    value of the rest of the notebook);
     ``left`` says how many there were."""
 
     def __enter__(self):
+        self.saved_hooks_depth = len(saved_variable._saved_hooks_state.stack)
         self.before = {d: set(getattr(module_mod, d)) for d in _GLOBAL_DICTS}
         self.ops = {id(r): set(r) for r in (op_hooks._op_forward_hooks,
                                              op_hooks._op_forward_pre_hooks)}
@@ -55,6 +58,7 @@ class _Cleanup:
         for r in (op_hooks._op_forward_hooks, op_hooks._op_forward_pre_hooks):
             for key in [k for k in r if k not in self.ops[id(r)]]:
                 del r[key]
+        del saved_variable._saved_hooks_state.stack[self.saved_hooks_depth:]   # pairs left pushed
         return False
 
 
@@ -184,8 +188,6 @@ def check_saved_bytes_per_module(saved_bytes_per_module):
                 _creation.manual_seed(1)
                 got = saved_bytes_per_module(model, x)
                 if autograd_graph.current_saved_tensors_hooks() is not None:
-                    while autograd_graph._saved_hooks_state.stack:
-                        autograd_graph._saved_hooks_state.stack.pop()
                     return Result(False, "your saved_tensors_hooks are still active after your "
                                          "function returned: use them in a `with` block.")
                 if not isinstance(got, dict):
