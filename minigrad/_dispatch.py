@@ -195,9 +195,19 @@ def apply_op(op, tensors, attrs=None):
     attrs = attrs or {}
     if op_hooks._op_forward_pre_hooks:
         tensors = op_hooks.run_op_forward_pre_hooks(op.name, tensors)
-    arrays = [t._python_scalar if t._python_scalar is not None else t._array for t in tensors]
-    half = not op.view and not op.casts and any(
-        t._python_scalar is None and t._array.dtype == np.float16 for t in tensors)
+    # One pass over the inputs: the arrays to compute on (a wrapped number as its Python
+    # scalar), whether one needs a gradient, whether one is float16. (One loop instead of
+    # three generator expressions saves ~1 us of the ~10 us an op costs.)
+    arrays, requires_grad, half = [], False, False
+    for t in tensors:
+        if t._python_scalar is not None:
+            arrays.append(t._python_scalar)
+            continue
+        array = t._array
+        arrays.append(array)
+        requires_grad = requires_grad or t._requires_grad
+        half = half or array.dtype == np.float16
+    half = half and not op.view and not op.casts
     if half:        # PyTorch's CPU float16: compute in float32, round the result
         arrays = [a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == np.float16 else a
                   for a in arrays]
@@ -223,7 +233,7 @@ def apply_op(op, tensors, attrs=None):
             out._attr_version = base._version_counter[0]     # see Tensor.grad_fn
             if base.requires_grad and not grad_mode.is_grad_enabled():
                 out._view_created_no_grad = True
-    if op.grads and grad_mode.is_grad_enabled() and any(t.requires_grad for t in tensors):
+    if requires_grad and op.grads and grad_mode.is_grad_enabled():
         _record(op, tensors, attrs, outputs)
 
     result = outputs if op.multi_output else outputs[0]
@@ -240,7 +250,7 @@ def _record(op, tensors, attrs, outputs):
     for i, out in enumerate(outputs):
         if out._array.dtype.kind == "f":
             out._requires_grad = True
-            out.grad_fn = node
+            out._grad_fn = node
             out._output_nr = i
         node._input_metadata.append((out._array.shape, out._array.dtype))
     if op.saves:

@@ -139,11 +139,8 @@ class Node:
         raise NotImplementedError
 
     def _full_needs_input_grad(self):
-        """Which outputs to compute when every next edge is wanted (cached)."""
-        needs = self.__dict__.get("_needs")
-        if needs is None:
-            needs = self._needs = tuple([nxt is not None for nxt, _ in self.next_functions])
-        return needs
+        """``needs_input_grad`` when the whole graph runs: every edge that leads to a node."""
+        return tuple([nxt is not None for nxt, _ in self.next_functions])
 
     def __call__(self, *grad_outputs):
         expected = len(self._input_metadata) or 1
