@@ -1,0 +1,115 @@
+"""The course's shape, checked on the committed notebooks (no kernel needed):
+
+* every lesson opens with ``# NN · Title`` and "What you will be able to do", has a
+  ``## Summary`` and ends with a **Next:** link;
+* every lesson has a warm-up, a core and a stretch exercise, and each exercise's heading
+  names the level the registry gives it and offers a hint and a solution sketch in
+  collapsible ``<details>`` blocks;
+* at most one exercise in five has its solution on the page: the lines of an instructor
+  solution must not be readable in the student version of the notebook (which has every
+  solution region replaced by a stub).
+"""
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from minigrad.exercises.registry import EXERCISES
+
+ROOT = Path(__file__).resolve().parents[1]
+LESSONS = sorted(ROOT.glob("lessons/[0-9][0-9]_*.ipynb"))
+BEGIN = re.compile(r"^\s*#+\s*BEGIN SOLUTION\s*$")
+END = re.compile(r"^\s*#+\s*END SOLUTION\s*$")
+ON_PAGE = 0.5          # a solution is "on the page" when half its lines are
+MIN_LINE = 12          # shorter lines (``return x``, ``else:``) say nothing
+
+
+def _cells(path):
+    return json.loads(path.read_text())["cells"]
+
+
+def _source(cell):
+    return "".join(cell["source"])
+
+
+def _markdown(path):
+    return [_source(c) for c in _cells(path) if c["cell_type"] == "markdown"]
+
+
+def _norm(line):
+    return re.sub(r"\s+", " ", line.strip())
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
+def test_lesson_opens_summarises_and_links_on(path):
+    number = path.name[:2]
+    markdown = _markdown(path)
+    title = markdown[0].splitlines()[0]
+    assert re.match(rf"# {number} · \S", title), f"{path.name}: title {title!r} is not '# {number} · Title'"
+    assert "**What you will be able to do after this lesson**" in markdown[0], \
+        f"{path.name}: the first cell does not say what the learner will be able to do"
+    assert any(line == "## Summary" for m in markdown for line in m.splitlines()), \
+        f"{path.name}: no '## Summary' heading"
+    last = markdown[-1]
+    assert re.search(r"\*\*Next:\*\*.*\]\(", last, re.S), \
+        f"{path.name}: the last markdown cell has no '**Next:** [..](..)' link"
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
+def test_three_levels_each_with_hint_and_sketch(path):
+    lesson = json.loads(path.read_text())["metadata"]["minigrad"]["lesson"]
+    levels = [e.level for e in EXERCISES[lesson]]
+    assert sorted(levels) == ["core", "stretch", "warm-up"], \
+        f"lesson {lesson} has exercises at levels {levels}; it needs one warm-up, one core, one stretch"
+    markdown = _markdown(path)
+    headings = [(m, line) for m in markdown for line in m.splitlines() if line.startswith("### Exercise")]
+    assert [re.search(r"\((warm-up|core|stretch)\)", h).group(1) for _, h in headings] == levels, \
+        f"{path.name}: exercise headings {[h for _, h in headings]} do not name the levels {levels}"
+    for cell, heading in headings:
+        hint = cell.find("<summary>Hint</summary>")
+        sketch = cell.find("<summary>Solution sketch</summary>")
+        assert 0 <= hint < sketch, f"{path.name}: {heading!r} needs a Hint, then a Solution sketch, in <details>"
+
+
+def _solutions(path):
+    """The code lines inside each BEGIN/END SOLUTION region of a notebook."""
+    for cell in _cells(path):
+        if cell["cell_type"] != "code":
+            continue
+        lines, inside = [], False
+        for line in _source(cell).splitlines():
+            if BEGIN.match(line):
+                inside = True
+            elif END.match(line):
+                inside = False
+            elif inside:
+                lines.append(line)
+        if lines:
+            yield lines
+
+
+def solution_on_page(solution_lines, page_lines):
+    """Whether half the telling lines of a solution can be read on the page."""
+    telling = [_norm(l) for l in solution_lines if len(_norm(l)) >= MIN_LINE and not _norm(l).startswith("#")]
+    shown = {_norm(l) for l in page_lines}
+    return bool(telling) and sum(l in shown for l in telling) / len(telling) >= ON_PAGE
+
+
+def test_solution_on_page_detects_a_copy():
+    solution = ["def clip(g):", "    norm = g.norm()", "    return g * (1.0 / norm)"]
+    assert solution_on_page(solution, ["x = 1", "    norm = g.norm()", "return g * (1.0 / norm)"])
+    assert not solution_on_page(solution, ["norm = g.abs().max()"])
+
+
+def test_at_most_one_exercise_in_five_has_its_solution_on_the_page():
+    total, on_page = 0, []
+    for path in LESSONS:
+        student = ROOT / "lessons" / "student" / path.name
+        page = [line for cell in _cells(student) for line in _source(cell).splitlines()]
+        for lines in _solutions(path):
+            total += 1
+            if solution_on_page(lines, page):
+                on_page.append(f"{path.name}: {lines[0].strip()!r}...")
+    assert total >= 30
+    assert len(on_page) * 5 <= total, f"{len(on_page)} of {total} solutions are on the page: {on_page}"
