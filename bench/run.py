@@ -94,6 +94,12 @@ def _softmax_xent(logits, y):
     return loss, dlogits
 
 
+def _numpy_sgd(params, grads):
+    """The hand-written sides' SGD update, in place."""
+    for p, g in zip(params, grads):
+        p -= LR * g
+
+
 # --------------------------------------------------------------------------------------
 # workloads: each returns {framework: step}, where step() does one full iteration and
 # returns the loss (or None); `check` says which sides must agree on the first losses.
@@ -179,8 +185,7 @@ def build_mlp(act):
             dh1 = d2 @ W2
             d1 = dh1 * (a1 > 0) if act == "relu" else dh1 * (1 - h1 * h1)
             dW1, db1 = d1.T @ x, d1.sum(0)
-            for p, g in ((W1, dW1), (b1, db1), (W2, dW2), (b2, db2), (W3, dW3), (b3, db3)):
-                p -= LR * g
+            _numpy_sgd((W1, b1, W2, b2, W3, b3), (dW1, db1, dW2, db2, dW3, db3))
             return loss
         sides["numpy"] = step_np
         return sides
@@ -274,8 +279,7 @@ def build_mlp_raw():
             dW2, db2 = h1.T @ d2, d2.sum(0)
             d1 = (d2 @ W2.T) * (a1 > 0)
             dW1, db1 = x.T @ d1, d1.sum(0)
-            for p, g in ((W1, dW1), (b1, db1), (W2, dW2), (b2, db2), (W3, dW3), (b3, db3)):
-                p -= LR * g
+            _numpy_sgd((W1, b1, W2, b2, W3, b3), (dW1, db1, dW2, db2, dW3, db3))
             return loss
         sides["numpy"] = step_np
         return sides
