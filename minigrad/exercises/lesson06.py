@@ -17,13 +17,15 @@ import types
 import numpy as np
 
 from .. import grad_mode
-from .._creation import get_rng_state as _get_rng_state, manual_seed as _manual_seed, rand as _rand, set_rng_state as _set_rng_state, tensor as _tensor
+from .._creation import (get_rng_state as _get_rng_state, manual_seed as _manual_seed,
+                         rand as _rand, set_rng_state as _set_rng_state, tensor as _tensor)
 from .._tensor import Tensor as _Tensor
 from ..autograd.graph import saved_tensors_hooks as _saved_tensors_hooks
 from ..nn import functional as F
 from ..utils import checkpoint as _checkpoint_module
 from ..viz import graph_nodes as _graph_nodes
-from . import Result as _Result, compare_sequences as _compare_sequences, compare_values as _compare_values, run_check as _run_check
+from . import (Result as _Result, compare_sequences as _compare_sequences,
+               compare_values as _compare_values, run_check as _run_check)
 
 __all__ = ["check_predict_nested", "check_half_precision_hooks", "check_checkpoint"]
 
