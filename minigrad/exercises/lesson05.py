@@ -63,13 +63,13 @@ def check_predict_counts(predict_counts):
         expected, reached = _run_counts()
         if not isinstance(got, dict) or set(got) != set(expected):
             return _Result(False, f"return a dict with the keys {sorted(expected)}, e.g. "
-                                 f"{{'_tensor hooks': 1, 'all': 1, 'any': 1}} (got {got!r}).")
+                                 f"{{'tensor hooks': 1, 'all': 1, 'any': 1}} (got {got!r}).")
         per_pass = "; ".join(f"pass {i + 1} reaches {' and '.join(r) if r else 'neither w nor v'}"
                              for i, r in enumerate(reached))
         misses = []
         if got["tensor hooks"] != expected["tensor hooks"]:
             misses.append(
-                f"tensor hooks: you said {got['_tensor hooks']}, it is {expected['_tensor hooks']} "
+                f"tensor hooks: you said {got['tensor hooks']}, it is {expected['tensor hooks']} "
                 f"({per_pass}). A tensor hook fires once per pass that reaches its tensor, on "
                 "the summed gradient: w used twice in pass 1 still fires w's hook once")
         for mode in ("all", "any"):
