@@ -28,6 +28,24 @@ from . import autograd
 from . import cuda
 from . import utils
 
+# The torch namespace minigrad mirrors (module objects such as nn, autograd aside).
+__all__ = [
+    "abs", "add", "all", "allclose", "any", "arange", "argmax", "as_tensor", "bool",
+    "BoolTensor", "cat", "chunk", "clamp", "clip", "clone", "cos", "detach", "device", "div",
+    "double", "DoubleTensor", "dtype", "empty", "enable_grad", "equal", "exp", "eye", "flatten",
+    "float", "float16", "float32", "float64", "FloatTensor", "from_numpy", "full", "full_like",
+    "gather", "get_default_dtype", "get_rng_state", "half", "HalfTensor", "inference_mode",
+    "int", "int32", "int64", "is_grad_enabled", "is_inference_mode_enabled", "is_tensor",
+    "isfinite", "isinf", "isnan", "linspace", "load", "log", "log_softmax", "long",
+    "LongTensor", "manual_seed", "masked_fill", "matmul", "max", "maximum", "mean", "min", "mm",
+    "mul", "neg", "no_grad", "numel", "ones", "ones_like", "permute", "pow", "prod", "rand",
+    "randint", "randn", "randperm", "ravel", "reciprocal", "relu", "reshape", "save",
+    "set_grad_enabled", "set_printoptions", "set_rng_state", "sigmoid", "sign", "sin", "Size",
+    "softmax", "split", "sqrt", "squeeze", "stack", "std", "std_mean", "sub", "sum", "t",
+    "tanh", "Tensor", "tensor", "topk", "transpose", "unbind", "unsqueeze", "var", "var_mean",
+    "where", "zeros", "zeros_like",
+]
+
 __version__ = "0.1.0"
 
 

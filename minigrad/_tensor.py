@@ -19,7 +19,7 @@ from . import return_types
 from . import grad_mode
 from ._dispatch import apply_op
 from ._format import tensor_repr
-from .autograd.allow_mutation import inplace_observers
+from .autograd.allow_mutation import _inplace_observers as inplace_observers
 from .autograd.engine import sum_to
 from .utils.hooks import RemovableHandle
 

@@ -4,6 +4,8 @@ Enough for the common script lines ``device = "cuda" if torch.cuda.is_available(
 "cpu"`` and ``torch.cuda.manual_seed_all(seed)`` to run unchanged.
 """
 
+__all__ = ["device_count", "is_available", "is_initialized", "manual_seed", "manual_seed_all"]
+
 
 def is_available():
     """``torch.cuda.is_available()``: always False in minigrad."""

@@ -29,7 +29,9 @@ import os
 import subprocess
 import sys
 
-from ._torch_alias import compare
+from ._torch_alias import compare as _compare
+
+__all__ = ["main"]
 
 
 def _run(cmd, env, timeout):
@@ -76,7 +78,7 @@ def main(argv=None):
     torch_run = _run([sys.executable, opts.script, *opts.args], env, opts.timeout)
     minigrad_run = _run([sys.executable, "-m", "minigrad.run", opts.script, *opts.args],
                         env, opts.timeout)
-    report = compare(torch_run, minigrad_run, opts.script, stderr=not opts.stdout_only,
+    report = _compare(torch_run, minigrad_run, opts.script, stderr=not opts.stdout_only,
                      context=opts.context)
     print("identical" if report is None else report)
     return 0 if report is None else 1

@@ -8,6 +8,10 @@ compute in float32 and round the result to float16 (``_dispatch.apply_op``).
 """
 import numpy as np
 
+__all__ = ["dtype", "bool_", "float16", "half", "float32", "float", "float64", "double", "int32",
+           "int", "int64", "long", "get_default_dtype", "from_numpy_dtype", "to_numpy_dtype",
+           "CPP_NAMES", "SCALAR_TYPE_NAMES"]
+
 
 class dtype:
     """A minigrad dtype; ``np`` is the numpy dtype behind it."""

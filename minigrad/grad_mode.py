@@ -7,6 +7,9 @@ managers and as decorators, and always restore the previous mode, even on error.
 import functools
 import threading
 
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
+           "is_inference_mode_enabled"]
+
 _state = threading.local()
 
 

@@ -58,25 +58,26 @@ import sys
 import tempfile
 import time
 import warnings
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass as _dataclass, field as _field
+from pathlib import Path as _Path
 
-from minigrad.exercises.grading import MARKER
-from minigrad.exercises.registry import Exercise, lesson_exercises
+from minigrad.exercises.grading import MARKER as _MARKER
+from minigrad.exercises.registry import Exercise as _Exercise, lesson_exercises as _lesson_exercises
 
-__all__ = ["COLUMNS", "STATUSES", "Row", "find_notebooks", "student_of", "grade", "main"]
+__all__ = ["COLUMNS", "STATUSES", "Row", "find_notebooks", "student_of", "grade", "main",
+           "UsageError"]
 
 COLUMNS = ["student", "lesson", "exercise", "status", "points", "max_points", "message"]
 STATUSES = ("passed", "failed", "not implemented", "error", "timeout", "missing")
-NBGRADER_FOLDERS = ("submitted", "autograded")
-DEFAULT_TIMEOUT = 120.0
+_NBGRADER_FOLDERS = ("submitted", "autograded")
+_DEFAULT_TIMEOUT = 120.0
 
 
 class UsageError(Exception):
     """Bad command line: exit status 2."""
 
 
-@dataclass
+@_dataclass
 class Row:
     """One line of the gradebook."""
     student: str
@@ -91,14 +92,14 @@ class Row:
         return {c: getattr(self, c) for c in COLUMNS}
 
 
-@dataclass
-class Submission:
+@_dataclass
+class _Submission:
     """One notebook handed in: whose, which lesson, and its graded rows."""
-    path: Path
+    path: _Path
     student: str
     lesson: str | None = None
     problem: str | None = None          # why it cannot be graded
-    rows: list = field(default_factory=list)
+    rows: list = _field(default_factory=list)
     seconds: float = 0.0
 
     @property
@@ -107,11 +108,11 @@ class Submission:
 
 
 # --- finding notebooks -----------------------------------------------------------------
-def find_notebooks(paths) -> list[Path]:
+def find_notebooks(paths) -> list[_Path]:
     """Every notebook named by ``paths`` (files, or folders searched recursively)."""
     found, seen = [], set()
     for raw in paths:
-        path = Path(raw)
+        path = _Path(raw)
         if not path.exists():
             raise UsageError(f"no such file or folder: {raw}")
         if path.is_dir():
@@ -131,24 +132,24 @@ def find_notebooks(paths) -> list[Path]:
     return found
 
 
-def student_of(path: Path) -> str:
+def student_of(path: _Path) -> str:
     """The student a notebook belongs to: the folder below ``submitted/`` in nbgrader's
     ``submitted/<student>/<assignment>/<notebook>`` layout, else the notebook's folder."""
-    parts = Path(path).resolve().parts
-    if len(parts) >= 4 and parts[-4] in NBGRADER_FOLDERS:
+    parts = _Path(path).resolve().parts
+    if len(parts) >= 4 and parts[-4] in _NBGRADER_FOLDERS:
         return parts[-3]
     return parts[-2] if len(parts) >= 2 else "?"
 
 
-def _read(path: Path):
+def _read(path: _Path):
     import nbformat
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return nbformat.read(str(path), as_version=4)
 
 
-def _recognise(path: Path) -> Submission:
-    sub = Submission(path=path, student=student_of(path))
+def _recognise(path: _Path) -> _Submission:
+    sub = _Submission(path=path, student=student_of(path))
     try:
         nb = _read(path)
     except Exception as exc:
@@ -158,7 +159,7 @@ def _recognise(path: Path) -> Submission:
     if lesson is None:
         sub.problem = ("not a minigrad lesson: its metadata has no minigrad.lesson "
                        "(was it made from a notebook of lessons/student/?)")
-    elif not lesson_exercises(str(lesson)):
+    elif not _lesson_exercises(str(lesson)):
         sub.problem = f"lesson {lesson} has no exercises to grade"
     else:
         sub.lesson = str(lesson)
@@ -166,7 +167,7 @@ def _recognise(path: Path) -> Submission:
 
 
 # --- running one notebook --------------------------------------------------------------
-GRADING_CELL = """\
+_GRADING_CELL = """\
 # appended by minigrad.grade: grade this notebook with the real checks, imported afresh
 import sys as _mg_sys
 for _mg_module in [m for m in _mg_sys.modules
@@ -215,11 +216,11 @@ def _first_error(cell):
     return None
 
 
-@dataclass
+@_dataclass
 class _Attempt:
     """What one run of a notebook in one kernel gave."""
-    found: dict = field(default_factory=dict)         # exercise -> (status, message)
-    cell_errors: dict = field(default_factory=dict)   # cell index -> "Ename: value"
+    found: dict = _field(default_factory=dict)         # exercise -> (status, message)
+    cell_errors: dict = _field(default_factory=dict)   # cell index -> "Ename: value"
     stopped_at: int | None = None     # the cell running when the cells' time ran out
     died_at: object = None            # cell index, "start" or "grading": where the kernel died
     hung: str | None = None           # why nothing could be checked
@@ -278,7 +279,7 @@ async def _attempt(nb, lesson: str, names, timeout: float, skip) -> _Attempt:
             index = "grading"
             nonce = secrets.token_hex(12)
             results_path = os.path.join(cwd, f"minigrad-grade-{nonce}.txt")
-            cell = nbformat.v4.new_code_cell(GRADING_CELL.format(
+            cell = nbformat.v4.new_code_cell(_GRADING_CELL.format(
                 lesson=lesson, nonce=nonce, budget=float(timeout), names=list(names),
                 results_path=results_path))
             nb.cells.append(cell)
@@ -325,7 +326,7 @@ def _file_lines(path):
 
 def _results(lines, nonce) -> dict:
     """The result lines among ``lines`` that carry this run's nonce."""
-    prefix, found = f"{MARKER} {nonce} ", {}
+    prefix, found = f"{_MARKER} {nonce} ", {}
     for line in lines:
         if line.startswith(prefix):
             try:
@@ -336,21 +337,21 @@ def _results(lines, nonce) -> dict:
     return found
 
 
-MAX_KERNEL_DEATHS = 3
+_MAX_KERNEL_DEATHS = 3
 
 
-async def _run_notebook(path: Path, lesson: str, timeout: float):
+async def _run_notebook(path: _Path, lesson: str, timeout: float):
     """Run one notebook and grade its exercises. Returns {exercise: (status, message)}.
 
     When the kernel dies (``os._exit``, a segfault, out of memory), the notebook runs
     again in a fresh kernel without the cell that killed it, or without the exercise
     whose check killed it (that exercise gets ``error``), a few times at most."""
     nb = _read(path)
-    exercises = lesson_exercises(lesson)
+    exercises = _lesson_exercises(lesson)
     results, skip = {}, set()
     pending = [e.name for e in exercises]
     last = _Attempt()
-    for _ in range(MAX_KERNEL_DEATHS + 1):
+    for _ in range(_MAX_KERNEL_DEATHS + 1):
         if not pending:
             break
         last = await _attempt(nb, lesson, pending, timeout, skip)
@@ -399,20 +400,20 @@ async def _run_notebook(path: Path, lesson: str, timeout: float):
     return results
 
 
-async def _grade_submission(sub: Submission, timeout: float):
+async def _grade_submission(sub: _Submission, timeout: float):
     start = time.monotonic()
     try:
         results = await _run_notebook(sub.path, sub.lesson, timeout)
     except Exception as exc:            # never let one notebook stop the class's grading
         results = {e.name: ("error", f"the grader could not run this notebook: "
                                      f"{type(exc).__name__}: {exc}")
-                   for e in lesson_exercises(sub.lesson)}
+                   for e in _lesson_exercises(sub.lesson)}
     sub.seconds = time.monotonic() - start
-    sub.rows = [_row(sub.student, e, *results[e.name]) for e in lesson_exercises(sub.lesson)]
+    sub.rows = [_row(sub.student, e, *results[e.name]) for e in _lesson_exercises(sub.lesson)]
     return sub
 
 
-def _row(student: str, exercise: Exercise, status: str, message: str) -> Row:
+def _row(student: str, exercise: _Exercise, status: str, message: str) -> Row:
     if status not in STATUSES:
         message = f"(status {status!r}) {message}"
         status = "error"
@@ -421,7 +422,7 @@ def _row(student: str, exercise: Exercise, status: str, message: str) -> Row:
 
 
 # --- progress --------------------------------------------------------------------------
-class Progress:
+class _Progress:
     """A progress bar on stderr (one line per notebook when stderr is not a terminal)."""
 
     def __init__(self, total, stream=None):
@@ -441,7 +442,7 @@ class Progress:
             self.stream.write(f"{bar}  {last}\n")
         self.stream.flush()
 
-    def update(self, sub: Submission):
+    def update(self, sub: _Submission):
         self.done += 1
         self._draw(f"{sub.student} lesson {sub.lesson}: {sub.points}/"
                    f"{sum(r.max_points for r in sub.rows)} ({sub.seconds:.0f} s)")
@@ -453,7 +454,7 @@ class Progress:
 
 
 # --- the class -------------------------------------------------------------------------
-def grade(paths, timeout=DEFAULT_TIMEOUT, jobs=None, progress=True, warn=None):
+def grade(paths, timeout=_DEFAULT_TIMEOUT, jobs=None, progress=True, warn=None):
     """Grade the notebooks under ``paths``. Returns ``(rows, submissions)``: the
     gradebook rows (students in name order, lessons in order, exercises in notebook
     order) and every notebook found, graded or not (``problem`` says why not)."""
@@ -467,7 +468,7 @@ def grade(paths, timeout=DEFAULT_TIMEOUT, jobs=None, progress=True, warn=None):
     if not todo:
         raise UsageError(f"none of the {len(subs)} notebook(s) found is a minigrad lesson notebook")
 
-    bar = Progress(len(todo)) if progress else None
+    bar = _Progress(len(todo)) if progress else None
 
     async def run_all():
         gate = asyncio.Semaphore(jobs)
@@ -486,7 +487,7 @@ def grade(paths, timeout=DEFAULT_TIMEOUT, jobs=None, progress=True, warn=None):
         bar.close()
 
     # one notebook per student and lesson: the best, if several were handed in
-    best: dict[tuple[str, str], Submission] = {}
+    best: dict[tuple[str, str], _Submission] = {}
     for sub in todo:
         key = (sub.student, sub.lesson)
         if key in best:
@@ -507,11 +508,11 @@ def grade(paths, timeout=DEFAULT_TIMEOUT, jobs=None, progress=True, warn=None):
                 rows += sub.rows
             else:
                 rows += [_row(student, e, "missing", f"no notebook of lesson {lesson} from {student}.")
-                         for e in lesson_exercises(lesson)]
+                         for e in _lesson_exercises(lesson)]
     return rows, subs
 
 
-def write_gradebook(rows, path: Path):
+def _write_gradebook(rows, path: _Path):
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, fieldnames=COLUMNS)
@@ -519,7 +520,7 @@ def write_gradebook(rows, path: Path):
         writer.writerows(r.as_dict() for r in rows)
 
 
-def summary(rows) -> str:
+def _summary(rows) -> str:
     """The terminal table: one line per student, points per lesson and the total."""
     lessons = sorted({r.lesson for r in rows})
     students = sorted({r.student for r in rows})
@@ -539,7 +540,7 @@ _ICONS = {"passed": "✅", "failed": "❌", "not implemented": "⬜", "error": "
           "timeout": "⏱️", "missing": "❓"}
 
 
-def write_feedback(subs, folder: Path) -> list[Path]:
+def _write_feedback(subs, folder: _Path) -> list[_Path]:
     """One markdown file per graded notebook: ``folder/<student>/<notebook name>.md``."""
     written = []
     for sub in subs:
@@ -568,12 +569,12 @@ def main(argv=None) -> int:
                     "minigrad's checks; writes a CSV gradebook.")
     parser.add_argument("submissions", nargs="+", metavar="SUBMISSION",
                         help="a notebook, or a folder searched for *.ipynb")
-    parser.add_argument("--out", type=Path, default=Path("gradebook.csv"),
+    parser.add_argument("--out", type=_Path, default=_Path("gradebook.csv"),
                         help="the gradebook CSV to write (default: gradebook.csv)")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+    parser.add_argument("--timeout", type=float, default=_DEFAULT_TIMEOUT, metavar="SECONDS",
                         help="time for one notebook's cells, and again for its checks "
-                             f"(default: {DEFAULT_TIMEOUT:.0f})")
-    parser.add_argument("--feedback", type=Path, metavar="DIR",
+                             f"(default: {_DEFAULT_TIMEOUT:.0f})")
+    parser.add_argument("--feedback", type=_Path, metavar="DIR",
                         help="also write DIR/<student>/<notebook>.md for each notebook")
     parser.add_argument("--jobs", type=int, default=None, metavar="N",
                         help="notebooks run at the same time (default: the number of CPUs)")
@@ -587,12 +588,12 @@ def main(argv=None) -> int:
     except UsageError as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 2
-    write_gradebook(rows, args.out)
+    _write_gradebook(rows, args.out)
     if rows:
-        print(summary(rows))
+        print(_summary(rows))
     print(f"\ngradebook: {args.out} ({len(rows)} rows)")
     if args.feedback:
-        written = write_feedback(subs, args.feedback)
+        written = _write_feedback(subs, args.feedback)
         print(f"feedback: {len(written)} file(s) in {args.feedback}")
     return 0
 

@@ -17,8 +17,8 @@ import time
 import numpy as np
 
 from . import _creation, nn, optim
-from ._tensor import Tensor
-from .grad_mode import no_grad
+from ._tensor import Tensor as _Tensor
+from .grad_mode import no_grad as _no_grad
 
 __all__ = ["make_mlp", "make_cnn", "train", "evaluate", "load_split"]
 
@@ -54,8 +54,8 @@ def load_split(split):
     bundled digits (``minigrad.data.load_digits``)."""
     from .data import load_digits
     images, targets = load_digits(split=split)
-    return (Tensor._wrap(np.ascontiguousarray(images[:, None], dtype=np.float32)),
-            Tensor._wrap(np.asarray(targets, dtype=np.int64)))
+    return (_Tensor._wrap(np.ascontiguousarray(images[:, None], dtype=np.float32)),
+            _Tensor._wrap(np.asarray(targets, dtype=np.int64)))
 
 
 def evaluate(model, images, targets, batch_size=512):
@@ -63,7 +63,7 @@ def evaluate(model, images, targets, batch_size=512):
     was_training = model.training
     model.eval()
     correct = 0
-    with no_grad():
+    with _no_grad():
         for start in range(0, len(targets), batch_size):
             logits = model(images[start:start + batch_size])
             correct += int((logits._array.argmax(1) == targets._array[start:start + batch_size]).sum())
@@ -131,8 +131,8 @@ def train(model, epochs=None, lr=None, batch_size=32, seed=0, optimizer="adam", 
         total, batches = 0.0, 0
         for start in range(0, n, batch_size):
             idx = order[start:start + batch_size]
-            xb = Tensor._wrap(x_train._array[idx])
-            yb = Tensor._wrap(y_train._array[idx])
+            xb = _Tensor._wrap(x_train._array[idx])
+            yb = _Tensor._wrap(y_train._array[idx])
             opt.zero_grad()
             loss = loss_fn(model(xb), yb)
             loss.backward()

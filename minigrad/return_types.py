@@ -4,6 +4,8 @@
 as PyTorch's structseq does.
 """
 
+__all__ = ["max", "min", "topk"]
+
 
 class _ValuesIndices(tuple):
     _fields = ("values", "indices")

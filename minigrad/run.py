@@ -16,23 +16,26 @@ To compare the output with real PyTorch's: ``python -m minigrad.diff SCRIPT.py``
 """
 import sys
 
-from ._torch_alias import check_no_real_torch, install, run_script
+from ._torch_alias import (check_no_real_torch as _check_no_real_torch, install as _install,
+                           run_script as _run_script)
 
-USAGE = "usage: python -m minigrad.run [-h] SCRIPT.py [ARGS...]"
+__all__ = ["main"]
+
+_USAGE = "usage: python -m minigrad.run [-h] SCRIPT.py [ARGS...]"
 
 
 def main(argv=None):
     """Run ``argv[0]`` (a script path) with the arguments after it; return its exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or argv[0] in ("-h", "--help"):
-        print(USAGE + "\n\n" + __doc__.split("\n", 1)[1].strip(), file=sys.stdout if argv else sys.stderr)
+        print(_USAGE + "\n\n" + __doc__.split("\n", 1)[1].strip(), file=sys.stdout if argv else sys.stderr)
         return 0 if argv else 2
     if argv[0].startswith("-"):
-        print(f"{USAGE}\nminigrad.run: unknown option {argv[0]!r}", file=sys.stderr)
+        print(f"{_USAGE}\nminigrad.run: unknown option {argv[0]!r}", file=sys.stderr)
         return 2
-    install(script=argv[0])
-    status = run_script(argv[0], argv[1:])
-    check_no_real_torch()
+    _install(script=argv[0])
+    status = _run_script(argv[0], argv[1:])
+    _check_no_real_torch()
     return status
 
 

@@ -19,12 +19,12 @@ import pickle
 import numpy as np
 
 from . import dtypes
-from ._device import check_device, device
-from ._tensor import Size, Tensor
+from ._device import check_device as _check_device, device as _device
+from ._tensor import Size as _Size, Tensor as _Tensor
 
 __all__ = ["save", "load"]
 
-MAGIC = b"minigrad-save 1\n"       # the header line of every file ``save`` writes
+_MAGIC = b"minigrad-save 1\n"       # the header line of every file ``save`` writes
 
 
 def _rebuild_tensor(cls, dtype_name, shape, data, requires_grad):
@@ -39,18 +39,18 @@ def _rebuild_dtype(name):
 
 
 def _rebuild_size(dims):
-    return Size(dims)
+    return _Size(dims)
 
 
 class _Pickler(pickle.Pickler):
     def reducer_override(self, obj):
-        if isinstance(obj, Tensor):
+        if isinstance(obj, _Tensor):
             array = obj._array
             return (_rebuild_tensor, (type(obj), array.dtype.str, array.shape,
                                       array.tobytes(order="C"), obj.requires_grad))
         if isinstance(obj, dtypes.dtype):
             return (_rebuild_dtype, (obj.name,))
-        if isinstance(obj, Size):
+        if isinstance(obj, _Size):
             return (_rebuild_size, (tuple(obj),))
         return NotImplemented
 
@@ -61,7 +61,7 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
     tuples of tensors, numbers and strings) to ``f``, a path or a binary file object.
     The file is in minigrad's own format (see the module docstring)."""
     def write(stream):
-        stream.write(MAGIC)
+        stream.write(_MAGIC)
         _Pickler(stream, protocol=max(pickle_protocol, 3)).dump(obj)     # 3: bytes pickle as bytes
 
     if isinstance(f, (str, os.PathLike)):
@@ -80,7 +80,7 @@ _SAFE_GLOBALS = {
     (__name__, "_rebuild_tensor"): _rebuild_tensor,
     (__name__, "_rebuild_dtype"): _rebuild_dtype,
     (__name__, "_rebuild_size"): _rebuild_size,
-    (device.__module__, "device"): device,
+    (_device.__module__, "device"): _device,
 }
 
 
@@ -91,7 +91,7 @@ class _WeightsOnlyUnpickler(pickle.Unpickler):
             return found
         if module.startswith("minigrad"):
             cls = super().find_class(module, name)
-            if isinstance(cls, type) and issubclass(cls, Tensor):
+            if isinstance(cls, type) and issubclass(cls, _Tensor):
                 return cls
         raise pickle.UnpicklingError(
             f"Weights only load failed: the file needs {module}.{name}, which "
@@ -107,8 +107,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     files that would rebuild anything but tensors, dtypes, devices, numbers, strings
     and containers; pass ``weights_only=False`` for a trusted file holding other
     objects. ``map_location`` may name the CPU only."""
-    if isinstance(map_location, (str, device)):
-        check_device(map_location)
+    if isinstance(map_location, (str, _device)):
+        _check_device(map_location)
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as stream:
             return _load(stream, weights_only)
@@ -116,8 +116,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
 
 
 def _load(stream, weights_only):
-    header = stream.read(len(MAGIC))
-    if header != MAGIC:
+    header = stream.read(len(_MAGIC))
+    if header != _MAGIC:
         if header[:4] == b"PK\x03\x04":
             raise RuntimeError(
                 "This file is a zip archive, as torch.save writes: minigrad.load reads only "

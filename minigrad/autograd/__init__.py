@@ -11,21 +11,22 @@ from . import engine, graph
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .graph import SavedTensor
 from ._arguments import (_as_tuple, _input_edges, _inputs_tuple, _make_grads, _root_edges,
-                         backward_arguments)
+                         backward_arguments as _backward_arguments)
 from .function import Function, FunctionCtx
 from .gradcheck import gradcheck, gradgradcheck
 from . import functional
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "Variable", "gradcheck",
            "gradgradcheck", "graph", "engine", "functional", "set_detect_anomaly", "detect_anomaly",
-           "grad_mode", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "SavedTensor"]
+           "grad_mode", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "SavedTensor",
+           "VariableMeta", "queue_callback"]
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """``torch.autograd.backward``: accumulate d(tensors)/d(leaf) into every leaf's ``.grad``
     (only into ``inputs`` when given). ``retain_graph`` keeps saved values for another
     pass; ``create_graph`` records the backward itself, for higher-order gradients."""
-    engine.run_backward(*backward_arguments(tensors, grad_tensors, retain_graph,
+    engine.run_backward(*_backward_arguments(tensors, grad_tensors, retain_graph,
                                              create_graph, inputs))
 
 

@@ -13,7 +13,7 @@ import contextlib
 import weakref
 
 from .. import _tensor_class
-from .saved_variable import saved_tensors_hooks
+from .saved_variable import saved_tensors_hooks as _saved_tensors_hooks
 
 __all__ = ["allow_mutation_on_saved_tensors"]
 
@@ -21,7 +21,7 @@ _active = [None]        # the context that is open (process-wide, as in PyTorch)
 
 # Callables that every in-place write on a tensor calls first, with the tensor written
 # (``Tensor._notify_inplace``); an open block registers its ``before_write`` here.
-inplace_observers = []
+_inplace_observers = []
 
 
 def _storage_key(array):
@@ -85,12 +85,12 @@ def allow_mutation_on_saved_tensors():
     if _active[0] is not None:
         raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
     ctx = _AllowMutationOnSavedContext()
-    inplace_observers.append(ctx.before_write)
+    _inplace_observers.append(ctx.before_write)
     _active[0] = ctx
     try:
-        with saved_tensors_hooks(ctx.pack, ctx.unpack):
+        with _saved_tensors_hooks(ctx.pack, ctx.unpack):
             yield ctx
     finally:
         _active[0] = None
-        inplace_observers.remove(ctx.before_write)
+        _inplace_observers.remove(ctx.before_write)
         ctx.clear()

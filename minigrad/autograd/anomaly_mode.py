@@ -7,6 +7,8 @@ warning when a node fails.
 """
 import threading
 
+__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled"]
+
 _state = threading.local()
 
 

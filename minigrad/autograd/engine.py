@@ -45,7 +45,7 @@ __all__ = ["EVENT_KINDS", "EngineEvent", "EngineState", "backward_steps", "recor
            # the seam (lesson 10): plug in an engine of your own
            "use", "real_engine_runs", "call_node", "tensor_hooks", "store_retained_grads",
            "pre_hooks", "post_hooks", "post_accumulate_hooks", "new_input_buffer",
-           "final_callbacks"]
+           "final_callbacks", "GraphTask", "run_backward"]
 
 #: The kinds of :class:`EngineEvent`, in the order they can occur at one node:
 #: popped from the ready queue; a tensor hook ran; retain_grad stored ``.grad``;

@@ -11,13 +11,15 @@ additions from the InfiniTrain design (PyTorch has no per-Function forward hooks
 ``hook(function_class, args)`` may return replacement args, ``hook(function_class,
 args, output)`` may return a replacement output.
 """
-from collections import OrderedDict
+from collections import OrderedDict as _OrderedDict
 
 from .. import grad_mode
-from ..utils.hooks import RemovableHandle
+from ..utils.hooks import RemovableHandle as _RemovableHandle
 from . import graph, op_hooks
-from .graph import Node, SavedTensor, gradient_edge
-from .saved_variable import FREED_MESSAGE
+from .graph import Node as _Node, SavedTensor as _SavedTensor, gradient_edge as _gradient_edge
+from .saved_variable import _FREED_MESSAGE
+
+__all__ = ["FunctionCtx", "BackwardCFunction", "Function", "once_differentiable"]
 
 
 class FunctionCtx:
@@ -56,10 +58,10 @@ class FunctionCtx:
 
     def _check_not_freed(self):
         if self.__dict__.get("_freed_buffers"):
-            raise RuntimeError(FREED_MESSAGE)
+            raise RuntimeError(_FREED_MESSAGE)
 
 
-class BackwardCFunction(Node, FunctionCtx):
+class BackwardCFunction(_Node, FunctionCtx):
     """The node of a custom Function application (and its ``ctx``)."""
 
     _function_cls = None
@@ -95,8 +97,8 @@ class _FunctionMeta(type):
         super().__init__(name, bases, attrs)
         cls._backward_cls = type(name + "Backward", (BackwardCFunction,),
                                  {"_function_cls": cls, "_name": name + "Backward"})
-        cls._forward_pre_hooks = OrderedDict()
-        cls._forward_hooks = OrderedDict()
+        cls._forward_pre_hooks = _OrderedDict()
+        cls._forward_hooks = _OrderedDict()
 
 
 class Function(metaclass=_FunctionMeta):
@@ -122,14 +124,14 @@ class Function(metaclass=_FunctionMeta):
     @classmethod
     def register_forward_pre_hook(cls, hook):
         """``hook(function_class, args) -> args | None`` before every ``apply``."""
-        handle = RemovableHandle(cls._forward_pre_hooks)
+        handle = _RemovableHandle(cls._forward_pre_hooks)
         cls._forward_pre_hooks[handle.id] = hook
         return handle
 
     @classmethod
     def register_forward_hook(cls, hook):
         """``hook(function_class, args, output) -> output | None`` after every ``apply``."""
-        handle = RemovableHandle(cls._forward_hooks)
+        handle = _RemovableHandle(cls._forward_hooks)
         cls._forward_hooks[handle.id] = hook
         return handle
 
@@ -161,7 +163,7 @@ class Function(metaclass=_FunctionMeta):
 
         recording = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
         if recording:
-            ctx.next_functions = tuple(gradient_edge(a) for a, t in zip(args, is_tensor) if t)
+            ctx.next_functions = tuple(_gradient_edge(a) for a, t in zip(args, is_tensor) if t)
             wrapped = []
             for i, out in enumerate(outputs):
                 if isinstance(out, Tensor):
@@ -185,10 +187,10 @@ class Function(metaclass=_FunctionMeta):
                 wrapped.append(out)
             outputs = tuple(wrapped)
             ctx._packed_tensors = tuple(
-                SavedTensor(t, is_output=any(t is o for o in outputs)) if t is not None
-                else SavedTensor(None) for t in ctx._to_save)
+                _SavedTensor(t, is_output=any(t is o for o in outputs)) if t is not None
+                else _SavedTensor(None) for t in ctx._to_save)
         else:
-            ctx._packed_tensors = tuple(SavedTensor(t) for t in ctx._to_save)
+            ctx._packed_tensors = tuple(_SavedTensor(t) for t in ctx._to_save)
         del ctx._to_save
 
         result = outputs[0] if single else outputs

@@ -6,6 +6,8 @@ differences are too noisy for the default tolerances.
 """
 import numpy as np
 
+__all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
+
 
 class GradcheckError(RuntimeError):
     """Raised (when ``raise_exception``) with the first mismatching Jacobian entry."""

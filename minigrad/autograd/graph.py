@@ -37,7 +37,7 @@ from .saved_variable import (SavedTensor, current_saved_tensors_hooks, disable_s
 __all__ = [
     "Node", "AccumulateGrad", "SavedTensor", "saved_tensors_hooks", "save_on_cpu",
     "disable_saved_tensors_hooks", "register_multi_grad_hook", "GradientEdge", "get_gradient_edge",
-    "allow_mutation_on_saved_tensors",
+    "allow_mutation_on_saved_tensors", "current_saved_tensors_hooks",
 ]
 
 ACCUMULATE_GRAD_SEQUENCE_NR = 2 ** 64 - 1      # UINT64_MAX: a ready leaf always runs next

@@ -14,12 +14,12 @@ import zlib
 import numpy as np
 
 from .. import _tensor_class
-from .saved_variable import saved_tensors_hooks
+from .saved_variable import saved_tensors_hooks as _saved_tensors_hooks
 
 __all__ = ["save_compressed", "save_on_disk"]
 
 
-class save_compressed(saved_tensors_hooks):
+class save_compressed(_saved_tensors_hooks):
     """Offload saved activations as zlib-compressed bytes (minigrad's stand-in for
     ``save_on_cpu`` on a CPU engine): memory held between forward and backward shrinks
     by the compression ratio, at the cost of compressing and decompressing."""
@@ -36,7 +36,7 @@ class save_compressed(saved_tensors_hooks):
         super().__init__(pack, unpack)
 
 
-class save_on_disk(saved_tensors_hooks):
+class save_on_disk(_saved_tensors_hooks):
     """Offload saved activations to ``.npy`` files in a temporary folder (minigrad's
     stand-in for ``save_on_cpu``): memory between forward and backward holds only file
     names. Files are removed when unpacked values are no longer referenced."""

@@ -6,15 +6,16 @@ has no such registry, and ``TorchDispatchMode`` is the nearest tool. Every op th
 :func:`run_op_forward_pre_hooks` before and :func:`run_op_forward_hooks` after.
 """
 import threading
-from collections import OrderedDict
+from collections import OrderedDict as _OrderedDict
 
-from ..utils.hooks import RemovableHandle
+from ..utils.hooks import RemovableHandle as _RemovableHandle
 
-__all__ = ["register_op_forward_pre_hook", "register_op_forward_hook"]
+__all__ = ["register_op_forward_pre_hook", "register_op_forward_hook",
+           "run_op_forward_pre_hooks", "run_op_forward_hooks"]
 
 
-_op_forward_pre_hooks = OrderedDict()
-_op_forward_hooks = OrderedDict()
+_op_forward_pre_hooks = _OrderedDict()
+_op_forward_hooks = _OrderedDict()
 
 
 def register_op_forward_pre_hook(hook):
@@ -23,7 +24,7 @@ def register_op_forward_pre_hook(hook):
 
     PyTorch has no such registry (``TorchDispatchMode`` is the nearest tool); it comes
     from InfiniTrain's Function forward pre-hooks."""
-    handle = RemovableHandle(_op_forward_pre_hooks)
+    handle = _RemovableHandle(_op_forward_pre_hooks)
     _op_forward_pre_hooks[handle.id] = hook
     return handle
 
@@ -31,7 +32,7 @@ def register_op_forward_pre_hook(hook):
 def register_op_forward_hook(hook):
     """Run ``hook(op_name, args, output)`` after every op application; it may return a
     replacement output."""
-    handle = RemovableHandle(_op_forward_hooks)
+    handle = _RemovableHandle(_op_forward_hooks)
     _op_forward_hooks[handle.id] = hook
     return handle
 

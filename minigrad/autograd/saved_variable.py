@@ -17,13 +17,13 @@ import threading
 import weakref
 
 from .. import _tensor_class, grad_mode
-from ..dtypes import from_numpy_dtype
-from .anomaly_mode import is_anomaly_enabled
+from ..dtypes import from_numpy_dtype as _from_numpy_dtype
+from .anomaly_mode import is_anomaly_enabled as _is_anomaly_enabled
 
 __all__ = ["SavedTensor", "saved_tensors_hooks", "disable_saved_tensors_hooks", "save_on_cpu",
            "current_saved_tensors_hooks"]
 
-FREED_MESSAGE = (
+_FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
     "after they have already been freed). Saved intermediate values of the graph are freed "
     "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
@@ -149,7 +149,7 @@ class SavedTensor:
         if self._is_none:
             return None
         if self._freed:
-            raise RuntimeError(FREED_MESSAGE)
+            raise RuntimeError(_FREED_MESSAGE)
         if for_backward and self._source is not None:
             source = self._source()
             if source is not None and source.grad_fn is None:
@@ -199,7 +199,7 @@ class SavedTensor:
         where = ""
         if producer is not None:
             where = f", which is output {self._output_nr} of {re.sub(r'Backward[0-9]*$', '', producer.name())}"
-        if is_anomaly_enabled():
+        if _is_anomaly_enabled():
             hint = ("Hint: the backtrace further above shows the operation that failed to compute "
                     "its gradient. The variable in question was changed in there or anywhere "
                     "later. Good luck!")
@@ -208,7 +208,7 @@ class SavedTensor:
                     "its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
         raise RuntimeError(
             "one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: [torch.{from_numpy_dtype(dtype).tensor_type} {shape}]{where}, "
+            f"inplace operation: [torch.{_from_numpy_dtype(dtype).tensor_type} {shape}]{where}, "
             f"is at version {self._version_counter[0]}; expected version {self._saved_version} "
             f"instead. {hint}")
 

@@ -6,13 +6,13 @@ wrap them in minigrad tensors yourself.
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path as _Path
 
 import numpy as np
 
 __all__ = ["load_digits"]
 
-_DIGITS_PATH = Path(__file__).with_name("digits.npz")
+_DIGITS_PATH = _Path(__file__).with_name("digits.npz")
 
 
 def load_digits(split=None, seed=0, test_fraction=0.2, dtype=np.float32):

@@ -23,17 +23,17 @@ import numpy as np
 __all__ = ["Result", "run_check", "compare_values", "compare_sequences"]
 
 #: set (to anything non-empty) in a kernel's environment by ``python -m minigrad.grade``
-GRADER_ENV = "MINIGRAD_GRADER"
+_GRADER_ENV = "MINIGRAD_GRADER"
 
 # True while minigrad.exercises.grading runs the checks itself (never deferred then)
 _grader_is_checking = False
 
 
-def checks_deferred():
+def _checks_deferred():
     """Whether a learner's check call should leave the checking to a grader (see above)."""
     if _grader_is_checking:
         return False
-    return bool(os.environ.get(GRADER_ENV) or os.environ.get("NBGRADER_EXECUTION"))
+    return bool(os.environ.get(_GRADER_ENV) or os.environ.get("NBGRADER_EXECUTION"))
 
 
 class Result:
@@ -58,8 +58,8 @@ class Result:
 def run_check(name, body):
     """Run ``body()`` (which returns a :class:`Result`), turning the learner's
     ``NotImplementedError`` and any other exception into a readable ❌ verdict.
-    Under a grader (:func:`checks_deferred`) ``body`` is not run."""
-    if checks_deferred():
+    Under a grader (:func:`_checks_deferred`) ``body`` is not run."""
+    if _checks_deferred():
         result = Result(False, f"{name}: checked by the grader after the notebook ran.", "deferred")
         print("⏳ " + result.message)
         return result

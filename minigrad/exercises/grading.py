@@ -27,7 +27,7 @@ import signal
 import sys
 import time
 
-from .registry import find_exercise, lesson_exercises
+from .registry import find_exercise as _find_exercise, lesson_exercises as _lesson_exercises
 
 __all__ = ["MARKER", "CheckTimeout", "run_exercise", "grade_lesson", "autograde"]
 
@@ -105,7 +105,7 @@ def grade_lesson(lesson, namespace, nonce, budget, only=None, results_path=None)
     ``nonce`` is chosen by the grader for this run, so lines the learner's own code
     printed cannot pass for results."""
     out = sys.stdout
-    exercises = [e for e in lesson_exercises(lesson) if only is None or e.name in only]
+    exercises = [e for e in _lesson_exercises(lesson) if only is None or e.name in only]
     deadline = time.monotonic() + budget
     for index, exercise in enumerate(exercises):
         share = max((deadline - time.monotonic()) / (len(exercises) - index), 1.0)
@@ -130,7 +130,7 @@ def autograde(lesson, name, namespace):
     ``AssertionError`` unless the exercise passes."""
     if not os.environ.get("NBGRADER_EXECUTION"):
         return None
-    exercise = find_exercise(lesson, name)
+    exercise = _find_exercise(lesson, name)
     status, message = run_exercise(exercise, namespace, seconds=None, quiet=True)
     print(("✅ " if status == "passed" else "❌ ") + message)
     if status != "passed":

@@ -8,7 +8,7 @@ import sys
 
 import minigrad as torch
 
-from . import Result, run_check
+from . import Result as _Result, run_check as _run_check
 
 __all__ = ["check_count_nodes", "check_find_leaves", "check_count_paths"]
 
@@ -48,16 +48,16 @@ def check_count_nodes(count_nodes):
             got = count_nodes(out)
             want = len(_reachable(out))
             if not isinstance(got, int):
-                return Result(False, f"count_nodes({text}) returned {type(got).__name__}, expected an int.")
+                return _Result(False, f"count_nodes({text}) returned {type(got).__name__}, expected an int.")
             if got != want:
                 hint = ""
                 if got > want:
                     hint = " Did you count a node twice? A tensor used twice gives two edges to the same node."
                 elif got == want - sum(1 for n in _reachable(out) if n.name().endswith("AccumulateGrad")):
                     hint = " Did you forget the AccumulateGrad nodes of the leaves?"
-                return Result(False, f"count_nodes({text}) returned {got}, expected {want}.{hint}")
-        return Result(True, f"count_nodes is right on all {len(_examples())} expressions.")
-    return run_check("count_nodes", body)
+                return _Result(False, f"count_nodes({text}) returned {got}, expected {want}.{hint}")
+        return _Result(True, f"count_nodes is right on all {len(_examples())} expressions.")
+    return _run_check("count_nodes", body)
 
 
 def check_find_leaves(find_leaves):
@@ -67,11 +67,11 @@ def check_find_leaves(find_leaves):
         for text, out, leaves in _examples():
             got = find_leaves(out)
             if got is None:
-                return Result(False, f"find_leaves({text}) returned None, expected a list of tensors.")
+                return _Result(False, f"find_leaves({text}) returned None, expected a list of tensors.")
             got = list(got)
             if len(got) != len(leaves):
                 more = "more" if len(got) > len(leaves) else "fewer"
-                return Result(False, f"find_leaves({text}) returned {len(got)} tensors, {more} than "
+                return _Result(False, f"find_leaves({text}) returned {len(got)} tensors, {more} than "
                                      f"the {len(leaves)} expected (each leaf once).")
             for leaf in leaves:
                 if not any(g is leaf for g in got):
@@ -79,9 +79,9 @@ def check_find_leaves(find_leaves):
                                   and g.shape == leaf.shape and torch.equal(g.detach(), leaf.detach())]
                     extra = (" A tensor with the same values is there, but not the leaf object "
                              "itself: use node.variable." if same_value else "")
-                    return Result(False, f"find_leaves({text}) misses the leaf {leaf.tolist()}.{extra}")
-        return Result(True, f"find_leaves is right on all {len(_examples())} expressions.")
-    return run_check("find_leaves", body)
+                    return _Result(False, f"find_leaves({text}) misses the leaf {leaf.tolist()}.{extra}")
+        return _Result(True, f"find_leaves is right on all {len(_examples())} expressions.")
+    return _run_check("find_leaves", body)
 
 
 def _paths(root, target):
@@ -131,7 +131,7 @@ def check_count_paths(count_paths):
     ``next_functions`` (``x * x``) makes two paths. It must also work on a chain of
     5,000 nodes, where a recursive walk hits Python's recursion limit."""
     limit = sys.getrecursionlimit()
-    raised_limit = Result(False, "count_paths raised Python's recursion limit: walk with an "
+    raised_limit = _Result(False, "count_paths raised Python's recursion limit: walk with an "
                                  "explicit stack instead, as backward() itself does.")
 
     def body():
@@ -141,7 +141,7 @@ def check_count_paths(count_paths):
             if sys.getrecursionlimit() != limit:
                 return raised_limit
             if not isinstance(got, int) or isinstance(got, bool):
-                return Result(False, f"count_paths({text}, {label}) returned {type(got).__name__}, "
+                return _Result(False, f"count_paths({text}, {label}) returned {type(got).__name__}, "
                                      "expected an int.")
             if got != want:
                 hint = ""
@@ -154,7 +154,7 @@ def check_count_paths(count_paths):
                 elif got < want:
                     hint = (" Did you skip a node you had already seen? A shared node (y used twice) "
                             "adds its paths once for every edge that reaches it.")
-                return Result(False, f"count_paths({text}, {label}) returned {got}, expected {want}.{hint}")
+                return _Result(False, f"count_paths({text}, {label}) returned {got}, expected {want}.{hint}")
         # a long chain: a recursive walk goes one Python call deeper per node
         t = torch.tensor(1.0, requires_grad=True)
         h = t
@@ -163,19 +163,19 @@ def check_count_paths(count_paths):
         try:
             got = count_paths(h, t)
         except RecursionError:
-            return Result(False, "count_paths is right on the small graphs, but on a chain of 5,000 "
+            return _Result(False, "count_paths is right on the small graphs, but on a chain of 5,000 "
                                  "multiplications it raised RecursionError: one Python call per node "
                                  "is too deep. Walk with an explicit stack (a list you push and pop).")
         if sys.getrecursionlimit() != limit:
             return raised_limit
         if got != 1:
-            return Result(False, f"count_paths on a chain of 5,000 multiplications returned {got}, "
+            return _Result(False, f"count_paths on a chain of 5,000 multiplications returned {got}, "
                                  "expected 1.")
-        return Result(True, f"count_paths is right on all {len(_path_examples())} graphs and on a "
+        return _Result(True, f"count_paths is right on all {len(_path_examples())} graphs and on a "
                             "chain of 5,000 nodes.")
 
     try:
-        return run_check("count_paths", body)
+        return _run_check("count_paths", body)
     finally:
         sys.setrecursionlimit(limit)
 

@@ -12,9 +12,9 @@ import sys
 
 import minigrad as torch
 from minigrad.autograd import engine
-from minigrad.autograd.engine import record_events
+from minigrad.autograd.engine import record_events as _record_events
 
-from . import Result, compare_sequences, run_check
+from . import Result as _Result, compare_sequences as _compare_sequences, run_check as _run_check
 
 __all__ = ["check_predict_engine_order", "check_topo_order", "check_engine_order"]
 
@@ -77,9 +77,9 @@ def check_topo_order(topo_order):
     reachable node once, each before all the nodes it sends gradients to, without
     recursion: it must work on a chain of 5,000 nodes. It may not run the engine."""
     limit = sys.getrecursionlimit()
-    ran = Result(False, "topo_order ran minigrad's engine (a backward pass) to get its order: "
+    ran = _Result(False, "topo_order ran minigrad's engine (a backward pass) to get its order: "
                         "the exercise is to compute an order yourself, from next_functions.")
-    raised_limit = Result(False, "topo_order raised Python's recursion limit: the engine has no "
+    raised_limit = _Result(False, "topo_order raised Python's recursion limit: the engine has no "
                                  "recursion at all; use dependency counts and a list of ready nodes.")
 
     def body():
@@ -97,17 +97,17 @@ def check_topo_order(topo_order):
             nodes = _reachable(root)
             for node in nodes:
                 if _index_of(got, node) < 0:
-                    return Result(False, f"on {text}: {node.name()} is missing from your order.")
+                    return _Result(False, f"on {text}: {node.name()} is missing from your order.")
             if len(got) != len(nodes):
-                return Result(False, f"on {text}: {len(got)} nodes, expected {len(nodes)} "
+                return _Result(False, f"on {text}: {len(got)} nodes, expected {len(nodes)} "
                                      "(each reachable node exactly once).")
             if got[0] is not root:
-                return Result(False, f"on {text}: the order must start at the root "
+                return _Result(False, f"on {text}: the order must start at the root "
                                      f"{root.name()}, it starts at {got[0].name()}.")
             for node in nodes:
                 for nxt, _ in node.next_functions:
                     if nxt is not None and _index_of(got, nxt) < _index_of(got, node):
-                        return Result(False, f"on {text}: {nxt.name()} comes before "
+                        return _Result(False, f"on {text}: {nxt.name()} comes before "
                                              f"{node.name()}, which sends it a gradient. A node may "
                                              "only come once every node that points at it is "
                                              "placed: count its incoming edges first, and add it "
@@ -119,7 +119,7 @@ def check_topo_order(topo_order):
         try:
             got = list(_call_without_engine(topo_order, h.grad_fn))
         except RecursionError:
-            return Result(False, "topo_order is right on the small graphs, but on the chain of "
+            return _Result(False, "topo_order is right on the small graphs, but on the chain of "
                                  "5,000 multiplications it raised RecursionError, like topo_sort in "
                                  "section 1: no recursion here, use the dependency counts and a "
                                  "list of ready nodes (section 2).")
@@ -127,34 +127,34 @@ def check_topo_order(topo_order):
             return raised_limit
         want = _reachable(h.grad_fn)
         if len(got) != len(want) or any(g is not w for g, w in zip(got, want)):
-            return Result(False, f"on the chain of 5,000 multiplications: {len(got)} nodes, expected "
+            return _Result(False, f"on the chain of 5,000 multiplications: {len(got)} nodes, expected "
                                  f"{len(want)}, from the root down to the AccumulateGrad of the leaf.")
-        return Result(True, "topo_order gives a valid order on all the graphs, and on a chain of "
+        return _Result(True, "topo_order gives a valid order on all the graphs, and on a chain of "
                             "5,000 nodes without recursion.")
 
     try:
-        return run_check("topo_order", body)
+        return _run_check("topo_order", body)
     finally:
         sys.setrecursionlimit(limit)
 def check_engine_order(engine_order):
     """``engine_order(loss)`` returns the names of the nodes in the order the engine
     runs them (dependency counts + a ready queue ordered by sequence number), computed
     without running the engine. It is compared with minigrad's real engine."""
-    ran = Result(False, "engine_order ran minigrad's engine (a backward pass, record_events or "
+    ran = _Result(False, "engine_order ran minigrad's engine (a backward pass, record_events or "
                         "the stepper) and read its order: that is the engine's answer, not yours. "
                         "Simulate it: dependency counts, a list of ready nodes, highest "
                         "_sequence_nr() first.")
 
     def body():
         for text, out in _graphs():
-            with record_events() as events:
+            with _record_events() as events:
                 out.backward(retain_graph=True)
             want = [e.node.name() for e in events if e.kind == "node_start"]
             try:
                 got = list(_call_without_engine(engine_order, out))
             except _RanTheEngine:
                 return ran
-            result = compare_sequences(f"the order on {text}", got, want)
+            result = _compare_sequences(f"the order on {text}", got, want)
             if not result:
                 if sorted(got) == sorted(want):
                     result.message += (" Same nodes, different order: pop the ready node with "
@@ -163,8 +163,8 @@ def check_engine_order(engine_order):
                     result.message += (" A node runs once, when all its gradients have arrived: "
                                        "make it ready only when its count reaches zero.")
                 return result
-        return Result(True, "engine_order runs the nodes exactly as the engine does.")
-    return run_check("engine_order", body)
+        return _Result(True, "engine_order runs the nodes exactly as the engine does.")
+    return _run_check("engine_order", body)
 
 
 # --- exercise 1: predict the order on the graph of section 3 ----------------------------
@@ -226,19 +226,19 @@ def check_predict_engine_order(predict_engine_order):
     def body():
         got = predict_engine_order()
         out, labels = _section3_graph()
-        with record_events() as events:
+        with _record_events() as events:
             out.backward()
         want = [_label(e.node, labels) for e in events if e.kind == "node_start"]
         if isinstance(got, str) or not isinstance(got, (list, tuple)):
-            return Result(False, f"predict_engine_order() returned {type(got).__name__}: return a list "
+            return _Result(False, f"predict_engine_order() returned {type(got).__name__}: return a list "
                                  f"of names such as {want[:2]}.")
         got = [str(g).strip().replace("torch::autograd::", "") for g in got]
         for i, (g, w) in enumerate(zip(got, want)):
             if g != w:
-                return Result(False, f"step {i + 1} of your order is {g}, the engine runs {w}: "
+                return _Result(False, f"step {i + 1} of your order is {g}, the engine runs {w}: "
                                      f"{_explain(out, labels, want, got, i)}")
         if len(got) != len(want):
-            return Result(False, f"you listed {len(got)} nodes, the engine runs {len(want)}: "
+            return _Result(False, f"you listed {len(got)} nodes, the engine runs {len(want)}: "
                                  f"{', '.join(want)}. Each node of the graph runs exactly once.")
-        return Result(True, "right: " + " → ".join(want) + ". The trace below shows it.")
-    return run_check("predict_engine_order", body)
+        return _Result(True, "right: " + " → ".join(want) + ". The trace below shows it.")
+    return _run_check("predict_engine_order", body)

@@ -10,7 +10,7 @@ import numpy as np
 
 import minigrad as torch
 
-from . import Result, compare_values, run_check
+from . import Result as _Result, compare_values as _compare_values, run_check as _run_check
 
 __all__ = ["check_predict_chain", "check_clip_hook", "check_attach_nan_watch"]
 
@@ -39,7 +39,7 @@ def check_clip_hook(make_clip_hook):
         for rows, max_norm in cases:
             hook = make_clip_hook(max_norm)
             if not callable(hook):
-                return Result(False, f"make_clip_hook({max_norm}) returned {type(hook).__name__}, "
+                return _Result(False, f"make_clip_hook({max_norm}) returned {type(hook).__name__}, "
                                      "expected a function (the hook).")
             g = np.array(rows, dtype=np.float32)
             x = torch.zeros(*g.shape, requires_grad=True)
@@ -51,10 +51,10 @@ def check_clip_hook(make_clip_hook):
                 if "broadcast" in str(exc) or "size" in str(exc):
                     hint = (" The row norms must keep a column to broadcast against the rows: "
                             ".sum(dim=1, keepdim=True) gives shape [rows, 1].")
-                return Result(False, f"on the gradient {rows} the hook failed: {exc}.{hint}")
+                return _Result(False, f"on the gradient {rows} the hook failed: {exc}.{hint}")
             want = _row_clip(g, max_norm)
             what = f"the clipped gradient of {rows} with max_norm={max_norm}"
-            result = compare_values(what, x.grad, want)
+            result = _compare_values(what, x.grad, want)
             if result:
                 continue
             got = x.grad
@@ -85,9 +85,9 @@ def check_clip_hook(make_clip_hook):
                     result.message += (" A row whose norm is already <= max_norm must stay "
                                        "unchanged.")
             return result
-        return Result(True, "the hook clips every row to max_norm by its own norm and keeps "
+        return _Result(True, "the hook clips every row to max_norm by its own norm and keeps "
                             "the rows below it.")
-    return run_check("make_clip_hook", body)
+    return _run_check("make_clip_hook", body)
 
 
 def _hooks():
@@ -115,7 +115,7 @@ def check_predict_chain(predict_chain):
             for h in hooks:
                 x.register_hook(h)
             (x * g).sum().backward()
-            result = compare_values(f"predict_chain with hooks {names}", got, x.grad)
+            result = _compare_values(f"predict_chain with hooks {names}", got, x.grad)
             if not result:
                 if got is not None and tuple(getattr(got, "shape", ())) == (3,):
                     reverse = g.clone()
@@ -136,8 +136,8 @@ def check_predict_chain(predict_chain):
                     else:
                         result.message += " (A hook returning None keeps the gradient unchanged.)"
                 return result
-        return Result(True, "predict_chain matches the engine: registration order, chained.")
-    return run_check("predict_chain", body)
+        return _Result(True, "predict_chain matches the engine: registration order, chained.")
+    return _run_check("predict_chain", body)
 
 
 # --- the first non-finite gradient of a run ---------------------------------------------
@@ -207,7 +207,7 @@ def check_attach_nan_watch(attach_nan_watch):
         handles = _mlp_run(lambda params: attach_nan_watch(params, found))
         if handles is None or len(list(handles)) != 2:
             n = 0 if handles is None else len(list(handles))
-            return Result(False, f"attach_nan_watch returned {n} handle(s), expected 2 (one per "
+            return _Result(False, f"attach_nan_watch returned {n} handle(s), expected 2 (one per "
                                  "tensor of params).")
         order = ", ".join(f"{n}" for s, n, _ in seen if s == want[0])
         if found != [want]:
@@ -229,7 +229,7 @@ def check_attach_nan_watch(attach_nan_watch):
             elif not found:
                 hint = (" Nothing was recorded: test each gradient with torch.isfinite(g).all() "
                         "(false for nan and inf).")
-            return Result(False, f"on a 5-step training run whose batch 3 holds a nan, found is "
+            return _Result(False, f"on a 5-step training run whose batch 3 holds a nan, found is "
                                  f"{found}, expected [{want}].{hint}")
         # 2. an inf without any nan; the gradients must not change
         want, _ = _first_nonfinite(lambda watch: _sqrt_run(watch)[0])
@@ -241,10 +241,10 @@ def check_attach_nan_watch(attach_nan_watch):
             if not found:
                 hint = (" b / (2 * sqrt(0)) is inf, not nan: torch.isnan misses it, "
                         "torch.isfinite does not.")
-            return Result(False, f"on (a.sqrt() * b).sum() with a 0 in a at pass 2, found is "
+            return _Result(False, f"on (a.sqrt() * b).sum() with a 0 in a at pass 2, found is "
                                  f"{found}, expected [{want}].{hint}")
         if grads != reference:
-            return Result(False, f"your hooks changed the gradients (got {grads}, expected "
+            return _Result(False, f"your hooks changed the gradients (got {grads}, expected "
                                  f"{reference}): the watch only looks, it returns None.")
         # 3. the handles remove the hooks
         found = []
@@ -254,8 +254,8 @@ def check_attach_nan_watch(attach_nan_watch):
                 h.remove()
         _sqrt_run(removed)
         if found:
-            return Result(False, "after removing the handles your hooks still recorded "
+            return _Result(False, "after removing the handles your hooks still recorded "
                                  f"{found}: return the handles register_hook gave you.")
-        return Result(True, "the watch names the first non-finite gradient and its step, once, "
+        return _Result(True, "the watch names the first non-finite gradient and its step, once, "
                             "and leaves the gradients alone.")
-    return run_check("attach_nan_watch", body)
+    return _run_check("attach_nan_watch", body)

@@ -10,7 +10,7 @@ import numpy as np
 
 import minigrad as torch
 
-from . import Result, compare_values, run_check
+from . import Result as _Result, compare_values as _compare_values, run_check as _run_check
 
 __all__ = ["check_predict_second_backward", "check_attach_sgd_every", "check_my_retain_grad"]
 
@@ -44,7 +44,7 @@ def check_predict_second_backward(predict_second_backward):
         try:
             got_y, got_x = (_as_floats(v) for v in got)
         except (TypeError, ValueError):
-            return Result(False, f"predict_second_backward() returned {got!r}: return two lists, "
+            return _Result(False, f"predict_second_backward() returned {got!r}: return two lists, "
                                  f"(y.grad, x.grad), e.g. ([0.0, 0.0], [0.0, 0.0]).")
         if got_y != want_y:
             if got_y == once_y:
@@ -53,7 +53,7 @@ def check_predict_second_backward(predict_second_backward):
             else:
                 why = ("in pass 2 the tensor hook again turns the gradient of y, 1, into 1 + 1 = 2, "
                        "and retain_grad stores it after the hook, added to pass 1's value.")
-            return Result(False, f"you predict y.grad = {got_y}, it is {want_y}: {why}")
+            return _Result(False, f"you predict y.grad = {got_y}, it is {want_y}: {why}")
         if got_x != want_x:
             if got_x == once_x:
                 why = ("that is x.grad after one pass: a second backward adds to x.grad, it never "
@@ -61,9 +61,9 @@ def check_predict_second_backward(predict_second_backward):
             else:
                 why = ("x gets dy/dx = 2 times the hooked gradient of y, 2, in each pass, and the "
                        "passes add up.")
-            return Result(False, f"you predict x.grad = {got_x}, it is {want_x}: {why}")
-        return Result(True, f"right: y.grad = {want_y} and x.grad = {want_x}, both accumulated.")
-    return run_check("predict_second_backward", body)
+            return _Result(False, f"you predict x.grad = {got_x}, it is {want_x}: {why}")
+        return _Result(True, f"right: y.grad = {want_y} and x.grad = {want_x}, both accumulated.")
+    return _run_check("predict_second_backward", body)
 
 
 # --- exercise 2: gradient accumulation inside backward -------------------------------------
@@ -103,7 +103,7 @@ def check_attach_sgd_every(attach_sgd_every):
         handles = attach_sgd_every(params, lr, k)
         if handles is None or len(list(handles)) != len(params):
             n = 0 if handles is None else len(list(handles))
-            return Result(False, f"attach_sgd_every returned {n} handles, expected {len(params)} "
+            return _Result(False, f"attach_sgd_every returned {n} handles, expected {len(params)} "
                                  "(one per parameter).")
         for i, x in enumerate(batches, 1):
             _loss(params, x).backward()
@@ -111,22 +111,22 @@ def check_attach_sgd_every(attach_sgd_every):
                 moved = [j for j, (p, s) in enumerate(zip(params, start_values))
                          if not np.allclose(p.detach().numpy(), s)]
                 if moved:
-                    return Result(False, f"after micro-batch {i} of {k} parameter {moved[0]} already "
+                    return _Result(False, f"after micro-batch {i} of {k} parameter {moved[0]} already "
                                          f"moved: a parameter steps once it has received {k} "
                                          "gradients (each parameter counts its own), and its "
                                          ".grad accumulates until then.")
                 if any(p.grad is None for p in params):
-                    return Result(False, f"after micro-batch {i} of {k} a .grad is None: keep the "
+                    return _Result(False, f"after micro-batch {i} of {k} a .grad is None: keep the "
                                          "gradients until the step, so they accumulate.")
             else:
                 held = [j for j, p in enumerate(params) if p.grad is not None]
                 if held:
-                    return Result(False, f"after micro-batch {i} (a step) .grad of parameter(s) {held} "
+                    return _Result(False, f"after micro-batch {i} (a step) .grad of parameter(s) {held} "
                                          "is still held: set p.grad = None after the step, or the "
                                          "next group adds to it.")
                 start_values = [p.detach().numpy().copy() for p in params]
         for j, (p, w) in enumerate(zip(params, want)):
-            result = compare_values(f"parameter {j} after {2 * k} micro-batches (2 steps)", p, w)
+            result = _compare_values(f"parameter {j} after {2 * k} micro-batches (2 steps)", p, w)
             if not result:
                 result.message += (f" The step uses the mean of the {k} accumulated gradients: "
                                    f"p -= lr * p.grad / {k}.")
@@ -137,10 +137,10 @@ def check_attach_sgd_every(attach_sgd_every):
         for x in batches[:k]:
             _loss(params, x).backward()
         if any(not np.allclose(p.detach().numpy(), b) for p, b in zip(params, before)):
-            return Result(False, "after removing the handles the parameters still moved.")
-        return Result(True, f"one SGD step every {k} micro-batches with their mean gradient, "
+            return _Result(False, "after removing the handles the parameters still moved.")
+        return _Result(True, f"one SGD step every {k} micro-batches with their mean gradient, "
                             "gradients freed after each step, handles work.")
-    return run_check("attach_sgd_every", body)
+    return _run_check("attach_sgd_every", body)
 
 
 # --- exercise 3: retain_grad from hooks -----------------------------------------------------
@@ -221,13 +221,13 @@ def check_my_retain_grad(my_retain_grad):
                          else store["grad"].detach().numpy().copy())))
             x_got = build(learner)
             if called or kept["t"].retains_grad:
-                return Result(False, "my_retain_grad called t.retain_grad(): the exercise is to "
+                return _Result(False, "my_retain_grad called t.retain_grad(): the exercise is to "
                                      "build it from hooks.")
             got = store.get("grad")
             if got is None:
-                return Result(False, f"with {text}: store['grad'] is missing after backward; store "
+                return _Result(False, f"with {text}: store['grad'] is missing after backward; store "
                                      "the gradient in store['grad'].")
-            result = compare_values(f"store['grad'] with {text}", got, want)
+            result = _compare_values(f"store['grad'] with {text}", got, want)
             if not result:
                 if text.startswith("a hook registered after"):
                     result.message += (" A tensor hook registered now runs before the hooks "
@@ -240,16 +240,16 @@ def check_my_retain_grad(my_retain_grad):
                     result.message += (" A node pre-hook gets one gradient per output of the node: "
                                        "t's is grad_outputs[t.output_nr].")
                 return result
-            changed = compare_values(f"x.grad with {text} (your hooks must not change gradients)",
+            changed = _compare_values(f"x.grad with {text} (your hooks must not change gradients)",
                                      x_got.grad, x_real.grad)
             if not changed:
                 return changed
             if len(snapshots) >= 2:
                 first, copy = snapshots[0]
                 if first is not None and not np.allclose(first.detach().numpy(), copy):
-                    return Result(False, "the tensor stored after pass 1 changed during pass 2: "
+                    return _Result(False, "the tensor stored after pass 1 changed during pass 2: "
                                          "retain_grad makes a new tensor, old + new, instead of "
                                          "adding in place.")
-        return Result(True, f"my_retain_grad stores what retain_grad would, in all "
+        return _Result(True, f"my_retain_grad stores what retain_grad would, in all "
                             f"{len(_scenarios())} scenarios.")
-    return run_check("my_retain_grad", body)
+    return _run_check("my_retain_grad", body)

@@ -8,19 +8,20 @@ itself planted the NaN-producing ops (the first to run is the one created last).
 import numpy as np
 
 from .. import autograd
-from .._creation import tensor
-from ..viz import graph_nodes
-from . import Result, compare_values, run_check
+from .._creation import tensor as _tensor
+from ..viz import graph_nodes as _graph_nodes
+from . import Result as _Result, compare_values as _compare_values, run_check as _run_check
 
-__all__ = ["check_predict_prehook_none", "check_first_nan_node", "check_replay"]
+__all__ = ["check_predict_prehook_none", "check_first_nan_node", "check_replay",
+           "SqrtLog", "ZeroTimesInf"]
 
 
 # --- exercise 1: predict what a pre-hook returning (None,) does ------------------------------
 def _prehook_none_trace():
     """Section 3's prediction scenario on minigrad's engine: a.grad, b.grad, and the
     grad_inputs the node's post-hook received (None if it never ran)."""
-    a = tensor([1.0, 2.0], requires_grad=True)
-    b = tensor([3.0, 4.0], requires_grad=True)
+    a = _tensor([1.0, 2.0], requires_grad=True)
+    b = _tensor([3.0, 4.0], requires_grad=True)
     c = a * b
     seen = {}
     c.grad_fn.register_prehook(lambda go: (None,))
@@ -41,7 +42,7 @@ def check_predict_prehook_none(predict_prehook_none):
         got = predict_prehook_none()
         expected = _prehook_none_trace()
         if not isinstance(got, dict) or set(got) != set(expected):
-            return Result(False, f"return a dict with the keys {sorted(expected)} (got {got!r}).")
+            return _Result(False, f"return a dict with the keys {sorted(expected)} (got {got!r}).")
 
         def norm(v):
             if isinstance(v, (tuple, list)) and v and all(u is None or isinstance(u, (list, tuple))
@@ -66,10 +67,10 @@ def check_predict_prehook_none(predict_prehook_none):
                           f"{expected['post-hook grad_inputs']!r}: the node still runs (None in, "
                           "None out, one per input), so its post-hook is called")
         if misses:
-            return Result(False, "; ".join(misses) + ".")
-        return Result(True, "None in a pre-hook's tuple drops the gradient the node receives: "
+            return _Result(False, "; ".join(misses) + ".")
+        return _Result(True, "None in a pre-hook's tuple drops the gradient the node receives: "
                             "the node runs and hands on None to both inputs.")
-    return run_check("predict_prehook_none", body)
+    return _run_check("predict_prehook_none", body)
 
 
 # --- exercise 2: the first node that produces NaN --------------------------------------------
@@ -103,25 +104,25 @@ def _nan_graphs():
     """(description, loss, leaves, the planted NaN nodes). The expected answer is the
     planted node that runs first: the one with the highest sequence number (created last).
     It receives finite gradients; on the chain, the other one then receives its NaN."""
-    x = tensor([0.1, 0.2, 0.3], requires_grad=True)
-    w = tensor([[1.0, 0.5], [0.5, 1.0], [2.0, -1.0]], requires_grad=True)
-    const = tensor([[1.0, 2.0, 3.0]])
+    x = _tensor([0.1, 0.2, 0.3], requires_grad=True)
+    w = _tensor([[1.0, 0.5], [0.5, 1.0], [2.0, -1.0]], requires_grad=True)
+    const = _tensor([[1.0, 2.0, 3.0]])
     h = SqrtLog.apply(x.exp() * 0.5)                   # * 0.5: a (grad, None) node
     one = ((h.tanh() * 3.0).sum() + (const @ w).sum())   # MmBackward0 hands on (None, grad)
 
-    y = tensor([0.5, 1.5], requires_grad=True)
+    y = _tensor([0.5, 1.5], requires_grad=True)
     a = SqrtLog.apply(y * 0.5)                         # created first: runs second
     b = ZeroTimesInf.apply(y.sin())                    # created second: runs first
     two = (a.exp() * b).sum()
 
-    z = tensor([0.5, 1.5], requires_grad=True)
+    z = _tensor([0.5, 1.5], requires_grad=True)
     chain = ZeroTimesInf.apply(SqrtLog.apply(z * 0.5).cos()).sum()   # NaN flows on
 
-    v = tensor([1.0, -2.0], requires_grad=True)
+    v = _tensor([1.0, -2.0], requires_grad=True)
     healthy = ((v * w[:2, 0]).tanh() + (const[:, :2] @ w[:2]).sum()).sum()
 
     def planted(loss, classes):
-        return [n for n in graph_nodes(loss) if n.name() in classes]
+        return [n for n in _graph_nodes(loss) if n.name() in classes]
     both = {"SqrtLogBackward", "ZeroTimesInfBackward"}
     return [("x.exp() * 0.5 through SqrtLog, then tanh, plus const @ w", one, [x, w],
              planted(one, {"SqrtLogBackward"})),
@@ -137,7 +138,7 @@ def check_first_nan_node(first_nan_node):
     def body():
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             return _first_nan_body(first_nan_node)
-    return run_check("first_nan_node", body)
+    return _run_check("first_nan_node", body)
 
 
 def _first_nan_body(first_nan_node):
@@ -151,21 +152,21 @@ def _first_nan_body(first_nan_node):
             got = first_nan_node(loss)
         except (AttributeError, TypeError) as exc:
             if "NoneType" in str(exc):
-                return Result(False, f"on {what} your code hit a None ({type(exc).__name__}: "
+                return _Result(False, f"on {what} your code hit a None ({type(exc).__name__}: "
                                      f"{exc}): grad_inputs holds None for an input with no "
                                      "edge (a Python scalar, a tensor that does not require "
                                      "grad); skip None entries when you look for NaN.")
             raise
         if all(t.grad is None for t in leaves):
-            return Result(False, f"on {what} no leaf got a .grad: your function must run "
+            return _Result(False, f"on {what} no leaf got a .grad: your function must run "
                                  "loss.backward() itself, after registering its hooks.")
         if expected is None:
             if got is not None:
-                return Result(False, f"on {what} you returned {got!r}; no gradient is NaN "
+                return _Result(False, f"on {what} you returned {got!r}; no gradient is NaN "
                                      "there, so return None.")
             continue
         if not isinstance(got, str):
-            return Result(False, f"on {what} you returned {type(got).__name__} {got!r}; "
+            return _Result(False, f"on {what} you returned {type(got).__name__} {got!r}; "
                                  f"return one node name (node.name()), here {expected!r}.")
         if got != expected:
             if got in [n.name() for n in planted] and what.startswith("two"):
@@ -175,9 +176,9 @@ def _first_nan_body(first_nan_node):
                 hint = ("That node *received* NaN (a pre-hook sees only what arrives) or "
                         "passed it on: the producer is the node whose grad_inputs contain NaN "
                         "while its grad_outputs don't. A post-hook sees both.")
-            return Result(False, f"on {what} you returned {got!r}, expected {expected!r}. "
+            return _Result(False, f"on {what} you returned {got!r}, expected {expected!r}. "
                                  + hint)
-    return Result(True, "first_nan_node names the first node that turns finite gradients "
+    return _Result(True, "first_nan_node names the first node that turns finite gradients "
                         "into NaN, skips None slots, and returns None when nothing is NaN.")
 
 
@@ -186,7 +187,7 @@ def _engine_grad_inputs(make):
     out, leaves = make()
     seen = {}
     out.grad_fn.register_hook(lambda gi, go: seen.update(gi=gi, go=go))
-    out.backward(tensor(np.ones(out.shape, dtype=np.float32) * 0.5), retain_graph=True)
+    out.backward(_tensor(np.ones(out.shape, dtype=np.float32) * 0.5), retain_graph=True)
     return out.grad_fn, seen["go"], seen["gi"], [None if t is None else tuple(t.shape)
                                                  for t in leaves]
 
@@ -199,7 +200,7 @@ def check_replay(replay):
     rng = np.random.default_rng(0)
 
     def t(*shape):
-        return tensor(rng.standard_normal(shape).astype(np.float32), requires_grad=True)
+        return _tensor(rng.standard_normal(shape).astype(np.float32), requires_grad=True)
 
     def mul_broadcast():
         x, w = t(2, 3), t(3)
@@ -218,7 +219,7 @@ def check_replay(replay):
         return x * 2.0, [x, None]          # the scalar's slot: next_functions[1] is (None, 0)
 
     def mm_constant():
-        const = tensor(rng.standard_normal((4, 3)).astype(np.float32))
+        const = _tensor(rng.standard_normal((4, 3)).astype(np.float32))
         w = t(3, 2)
         return const @ w, [None, w]         # const does not require grad: no edge
 
@@ -236,35 +237,35 @@ def check_replay(replay):
             except (AttributeError, TypeError) as exc:
                 if "NoneType" not in str(exc):
                     raise
-                return Result(False, f"for {what} your code hit a None ({type(exc).__name__}: "
+                return _Result(False, f"for {what} your code hit a None ({type(exc).__name__}: "
                                      f"{exc}). A slot without an edge (next_functions[i] is "
                                      "(None, 0)) has input_shapes[i] None, and the node returns "
                                      "None there: keep it None, reduce only the tensors.")
             if not isinstance(got, tuple):
-                return Result(False, f"for {what} you returned {type(got).__name__}, expected a "
+                return _Result(False, f"for {what} you returned {type(got).__name__}, expected a "
                                      f"tuple of {len(gi)} tensor(s). Calling a one-input node "
                                      "returns a bare Tensor: wrap it in a tuple.")
             if len(got) != len(gi):
-                return Result(False, f"for {what} you returned {len(got)} gradient(s), "
+                return _Result(False, f"for {what} you returned {len(got)} gradient(s), "
                                      f"expected {len(gi)} (one per input).")
             for i, (g, e) in enumerate(zip(got, gi)):
                 if e is None:
                     if g is not None:
-                        return Result(False, f"for {what}, gradient {i} should be None: that "
+                        return _Result(False, f"for {what}, gradient {i} should be None: that "
                                              "input has no edge (next_functions[i] is (None, 0)),"
                                              " so the engine hands on nothing there.")
                     continue
                 if g is not None and tuple(g.shape) != tuple(e.shape):
-                    return Result(False, f"for {what}, gradient {i} has shape {list(g.shape)}, "
+                    return _Result(False, f"for {what}, gradient {i} has shape {list(g.shape)}, "
                                          f"expected {list(e.shape)}: a direct call skips the "
                                          "engine's broadcast reduction; use sum_to_size.")
-                r = compare_values(f"for {what}, gradient {i}", g, e)
+                r = _compare_values(f"for {what}, gradient {i}", g, e)
                 if not r:
                     return r
                 if g.requires_grad:
-                    return Result(False, f"for {what}, gradient {i} has a grad_fn: call the "
+                    return _Result(False, f"for {what}, gradient {i} has a grad_fn: call the "
                                          "node under torch.no_grad() (the engine runs it with "
                                          "grad mode off).")
-        return Result(True, "replay matches the engine's grad_inputs, broadcast reduction "
+        return _Result(True, "replay matches the engine's grad_inputs, broadcast reduction "
                             "and None slots included.")
-    return run_check("replay", body)
+    return _run_check("replay", body)

@@ -14,9 +14,9 @@ import contextlib
 import numpy as np
 
 from .. import autograd
-from .._creation import tensor
+from .._creation import tensor as _tensor
 from ..autograd import graph
-from . import Result, compare_sequences, run_check
+from . import Result as _Result, compare_sequences as _compare_sequences, run_check as _run_check
 
 __all__ = ["check_predict_counts", "check_grad_norm_when_ready", "check_my_all_hook",
            "COUNT_PASSES"]
@@ -32,9 +32,9 @@ COUNT_PASSES = [("((w * v).tanh() + w).sum().backward()", lambda w, v, u: ((w * 
 def _run_counts():
     """The scenario of the prediction exercise on minigrad's real engine: the counts, and
     for each pass which of w and v it reached."""
-    w = tensor([1.0, -1.0], requires_grad=True)
-    v = tensor([2.0, 0.5], requires_grad=True)
-    u = tensor([3.0, 1.0], requires_grad=True)
+    w = _tensor([1.0, -1.0], requires_grad=True)
+    v = _tensor([2.0, 0.5], requires_grad=True)
+    u = _tensor([3.0, 1.0], requires_grad=True)
     count = {"tensor hooks": 0, "all": 0, "any": 0}
     reached = []
 
@@ -62,7 +62,7 @@ def check_predict_counts(predict_counts):
         got = predict_counts()
         expected, reached = _run_counts()
         if not isinstance(got, dict) or set(got) != set(expected):
-            return Result(False, f"return a dict with the keys {sorted(expected)}, e.g. "
+            return _Result(False, f"return a dict with the keys {sorted(expected)}, e.g. "
                                  f"{{'tensor hooks': 1, 'all': 1, 'any': 1}} (got {got!r}).")
         per_pass = "; ".join(f"pass {i + 1} reaches {' and '.join(r) if r else 'neither w nor v'}"
                              for i, r in enumerate(reached))
@@ -82,22 +82,22 @@ def check_predict_counts(predict_counts):
                     f"is called once per pass that reaches at least one of its tensors ({more}); "
                     "a pass that reaches none fires no inner tensor hook, so fn is not called")
         if misses:
-            return Result(False, "; ".join(misses) + ".")
-        return Result(True, f"{expected}: one call per pass that reaches a tensor, and none "
+            return _Result(False, "; ".join(misses) + ".")
+        return _Result(True, f"{expected}: one call per pass that reaches a tensor, and none "
                             "for the pass that reaches neither.")
-    return run_check("predict_counts", body)
+    return _run_check("predict_counts", body)
 
 
 def _layer():
-    weight = tensor([[0.5, -1.0], [2.0, 0.25], [-0.5, 1.5]], requires_grad=True)
-    bias = tensor([0.1, -0.2], requires_grad=True)
+    weight = _tensor([[0.5, -1.0], [2.0, 0.25], [-0.5, 1.5]], requires_grad=True)
+    bias = _tensor([0.1, -0.2], requires_grad=True)
     return weight, bias
 
 
 def _passes(weight, bias):
     """Three losses: two use the whole layer, the third only the weight."""
-    x1 = tensor([[1.0, 2.0, -1.0], [0.5, 0.0, 1.0]])
-    x2 = tensor([[-1.0, 1.0, 3.0]])
+    x1 = _tensor([[1.0, 2.0, -1.0], [0.5, 0.0, 1.0]])
+    x2 = _tensor([[-1.0, 1.0, 3.0]])
     return [lambda: ((x1 @ weight + bias).tanh() * 2).sum(),
             lambda: ((x2 @ weight + bias) ** 2).sum(),
             lambda: (x1 @ weight).sum()]
@@ -121,7 +121,7 @@ def check_grad_norm_when_ready(grad_norm_when_ready):
         norms = []
         handle = grad_norm_when_ready([weight, bias], norms)
         if handle is None or not hasattr(handle, "remove"):
-            return Result(False, "return the handle that register_multi_grad_hook gave you, so "
+            return _Result(False, "return the handle that register_multi_grad_hook gave you, so "
                                  "the caller can remove the hook.")
         for i, make in enumerate(passes):
             before = len(norms)
@@ -131,32 +131,32 @@ def check_grad_norm_when_ready(grad_norm_when_ready):
                 if "NoneType" not in str(exc):
                     raise
                 if i == 0:
-                    return Result(False, "your hook hit a None in the first pass: did you read "
+                    return _Result(False, "your hook hit a None in the first pass: did you read "
                                          "p.grad? Inside an 'all' hook the gradients are not yet "
                                          "accumulated into .grad; use the grads argument. "
                                          f"({type(exc).__name__}: {exc})")
-                return Result(False, "in the pass where only the weight is used, the bias's "
+                return _Result(False, "in the pass where only the weight is used, the bias's "
                                      "entry in grads is None: skip None entries. "
                                      f"({type(exc).__name__}: {exc})")
             added = len(norms) - before
             if added != 1:
-                return Result(False, f"backward pass {i + 1} appended {added} value(s) to norms, "
+                return _Result(False, f"backward pass {i + 1} appended {added} value(s) to norms, "
                                      "expected exactly 1: one multi-grad hook fires once per "
                                      "pass (a hook per tensor fires once per tensor).")
             got = float(np.asarray(norms[-1]))
             if not np.isclose(got, expected[i], rtol=1e-4, atol=1e-6):
                 hint = (" If you read p.grad: inside an 'all' hook .grad is not fully accumulated "
                         "yet (and it sums over passes); use the grads argument.")
-                return Result(False, f"backward pass {i + 1}: you appended {got:.6g}, expected "
+                return _Result(False, f"backward pass {i + 1}: you appended {got:.6g}, expected "
                                      f"{expected[i]:.6g}.{hint}")
         handle.remove()
         _passes(weight, bias)[0]().backward()
         if len(norms) != len(passes):
-            return Result(False, "after handle.remove() the hook still fired: return the handle "
+            return _Result(False, "after handle.remove() the hook still fired: return the handle "
                                  "of the multi-grad hook itself.")
-        return Result(True, "one value per backward pass, the right norm, and the handle "
+        return _Result(True, "one value per backward pass, the right norm, and the handle "
                             "removes the hook.")
-    return run_check("grad_norm_when_ready", body)
+    return _run_check("grad_norm_when_ready", body)
 
 
 @contextlib.contextmanager
@@ -186,15 +186,15 @@ def check_my_all_hook(my_all_hook):
         with _spy_multi_grad_hook(used):
             result = _all_hook_body()
         if used:
-            return Result(False, "your my_all_hook calls register_multi_grad_hook: the exercise "
+            return _Result(False, "your my_all_hook calls register_multi_grad_hook: the exercise "
                                  "is to rebuild it from plain t.register_hook, one hook per "
                                  "tensor and a counter.")
         return result
 
     def _all_hook_body():
         def tensors():
-            a = tensor([1.0, 2.0], requires_grad=True)
-            b = tensor([3.0, 4.0], requires_grad=True)
+            a = _tensor([1.0, 2.0], requires_grad=True)
+            b = _tensor([3.0, 4.0], requires_grad=True)
             return a, a * 1, b * 1
         # every pass reaches a, p and q; q's node runs before p's, and both before a's
         losses = [lambda a, p, q: (p * q).sum() + a.sum(),
@@ -214,15 +214,15 @@ def check_my_all_hook(my_all_hook):
             make(a, p, q).backward(retain_graph=True)
             fired = len(calls) - before
             if fired != 1:
-                return Result(False, f"backward pass {i + 1}: fn was called {fired} time(s), "
+                return _Result(False, f"backward pass {i + 1}: fn was called {fired} time(s), "
                                      "expected once (count the tensor hooks that fired, call fn "
                                      "when all have, then reset the count for the next pass).")
             if calls[-1] != want:
                 if sorted(map(str, calls[-1])) == sorted(map(str, want)):
-                    return Result(False, f"backward pass {i + 1}: fn got the right gradients "
+                    return _Result(False, f"backward pass {i + 1}: fn got the right gradients "
                                          "in the order they arrived; put each at its tensor's "
                                          f"index instead (got {calls[-1]}, expected {want}).")
-                return compare_sequences(f"backward pass {i + 1}: the grads given to fn",
+                return _compare_sequences(f"backward pass {i + 1}: the grads given to fn",
                                          calls[-1], want)
-        return Result(True, "fn fires once per pass with the gradients in the tensors' order.")
-    return run_check("my_all_hook", body)
+        return _Result(True, "fn fires once per pass with the gradients in the tensors' order.")
+    return _run_check("my_all_hook", body)

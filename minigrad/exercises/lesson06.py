@@ -17,13 +17,15 @@ import types
 import numpy as np
 
 from .. import grad_mode
-from .._creation import get_rng_state, manual_seed, rand, set_rng_state, tensor
-from .._tensor import Tensor
-from ..autograd.graph import saved_tensors_hooks
+from .._creation import (get_rng_state as _get_rng_state, manual_seed as _manual_seed,
+                         rand as _rand, set_rng_state as _set_rng_state, tensor as _tensor)
+from .._tensor import Tensor as _Tensor
+from ..autograd.graph import saved_tensors_hooks as _saved_tensors_hooks
 from ..nn import functional as F
 from ..utils import checkpoint as _checkpoint_module
-from ..viz import graph_nodes
-from . import Result, compare_sequences, compare_values, run_check
+from ..viz import graph_nodes as _graph_nodes
+from . import (Result as _Result, compare_sequences as _compare_sequences,
+               compare_values as _compare_values, run_check as _run_check)
 
 __all__ = ["check_predict_nested", "check_half_precision_hooks", "check_checkpoint"]
 
@@ -38,14 +40,14 @@ def _nested_trace():
         return (lambda t: packs.append(tag) or (tag, t.detach()),
                 lambda p: unpacks.append(p[0]) or p[1])
 
-    x = tensor([1.0, 2.0], requires_grad=True)
-    with saved_tensors_hooks(*tagged("outer")):
+    x = _tensor([1.0, 2.0], requires_grad=True)
+    with _saved_tensors_hooks(*tagged("outer")):
         y = x.sin()
-        with saved_tensors_hooks(*tagged("inner")):
+        with _saved_tensors_hooks(*tagged("inner")):
             z = y * y
             z2 = z * 3.0
         w = z2.exp()
-    with saved_tensors_hooks(*tagged("during backward")):
+    with _saved_tensors_hooks(*tagged("during backward")):
         w.sum().backward()
     return packs, unpacks
 
@@ -58,7 +60,7 @@ def check_predict_nested(predict_nested):
         packs, unpacks = _nested_trace()
         if not (isinstance(got, (tuple, list)) and len(got) == 2
                 and all(isinstance(g, (tuple, list)) for g in got)):
-            return Result(False, "return two lists of tags, (packs, unpacks), e.g. "
+            return _Result(False, "return two lists of tags, (packs, unpacks), e.g. "
                                  f"([\"outer\"], [\"outer\"]); you returned {got!r}.")
         for what, mine, right in (("the pack calls", got[0], packs),
                                   ("the unpack calls", got[1], unpacks)):
@@ -83,15 +85,15 @@ def check_predict_nested(predict_nested):
             if not why:
                 why.append("only the innermost pair packs a value (no chaining), and the "
                            "same pair unpacks it")
-            verdict = compare_sequences(what, mine, right).message
-            return Result(False, f"{verdict} Why: " + "; ".join(why) + ".")
-        return Result(True, f"packs {packs}, unpacks {unpacks}: the innermost pair at pack "
+            verdict = _compare_sequences(what, mine, right).message
+            return _Result(False, f"{verdict} Why: " + "; ".join(why) + ".")
+        return _Result(True, f"packs {packs}, unpacks {unpacks}: the innermost pair at pack "
                             "time, whatever is active during backward.")
-    return run_check("predict_nested", body)
+    return _run_check("predict_nested", body)
 
 
 def _nbytes(obj):
-    if isinstance(obj, Tensor):
+    if isinstance(obj, _Tensor):
         return obj._array.nbytes
     if isinstance(obj, np.ndarray):
         return obj.nbytes
@@ -111,12 +113,12 @@ def _mlp(x, weights):
 
 def _weights():
     rng = np.random.default_rng(0)
-    return [tensor((rng.standard_normal((8, 8)) / 3).astype(np.float32), requires_grad=True)
+    return [_tensor((rng.standard_normal((8, 8)) / 3).astype(np.float32), requires_grad=True)
             for _ in range(3)]
 
 
 def _input():
-    return tensor(np.random.default_rng(1).standard_normal((4, 8)).astype(np.float32))
+    return _tensor(np.random.default_rng(1).standard_normal((4, 8)).astype(np.float32))
 
 
 def _reference_grads():
@@ -131,7 +133,7 @@ def check_half_precision_hooks(half_precision_hooks):
     def body():
         pair = half_precision_hooks()
         if not (isinstance(pair, tuple) and len(pair) == 2):
-            return Result(False, f"return a tuple (pack, unpack); you returned {pair!r}.")
+            return _Result(False, f"return a tuple (pack, unpack); you returned {pair!r}.")
         pack, unpack = pair
         expected = _reference_grads()
         weights = _weights()
@@ -141,32 +143,32 @@ def check_half_precision_hooks(half_precision_hooks):
             p = pack(t)
             packed.append((t._array.nbytes, p))
             return p
-        with saved_tensors_hooks(spy, unpack):
+        with _saved_tensors_hooks(spy, unpack):
             loss = _mlp(_input(), weights)
         for full, p in packed:
-            if isinstance(p, Tensor) and p.element_size() == 4:
-                return Result(False, "pack returned a float32 tensor: it still holds "
+            if isinstance(p, _Tensor) and p.element_size() == 4:
+                return _Result(False, "pack returned a float32 tensor: it still holds "
                                      f"{full} bytes. Keep a float16 numpy array instead "
                                      "(numpy's astype makes the copy).")
             if _nbytes(p) * 2 != full:
-                return Result(False, f"a tensor of {full} bytes was packed into {_nbytes(p)} "
+                return _Result(False, f"a tensor of {full} bytes was packed into {_nbytes(p)} "
                                      f"bytes, expected {full // 2} (float16).")
         try:
             loss.backward()
         except TypeError as exc:
             if "unpack_hook" in str(exc):
-                return Result(False, "unpack must return a Tensor (torch.from_numpy(...) of a "
+                return _Result(False, "unpack must return a Tensor (torch.from_numpy(...) of a "
                                      f"float32 array): {exc}")
             raise
         for i, (w, e) in enumerate(zip(weights, expected)):
-            r = compare_values(f"the gradient of weight {i}", w.grad, e, atol=1e-2, rtol=1e-2)
+            r = _compare_values(f"the gradient of weight {i}", w.grad, e, atol=1e-2, rtol=1e-2)
             if not r:
                 return r
             if w.grad.element_size() != 4:
-                return Result(False, "unpack must give back float32 (astype(np.float32)).")
-        return Result(True, "half the bytes between forward and backward, and gradients within "
+                return _Result(False, "unpack must give back float32 (astype(np.float32)).")
+        return _Result(True, "half the bytes between forward and backward, and gradients within "
                             "float16 precision.")
-    return run_check("half_precision_hooks", body)
+    return _run_check("half_precision_hooks", body)
 
 
 
@@ -178,7 +180,7 @@ def _held_bytes(root, weights):
     total = 0
     if root.grad_fn is None:
         return 0
-    for node in graph_nodes(root):
+    for node in _graph_nodes(root):
         saved = list(getattr(node, "_stored", {}).values())
         saved += list(getattr(node, "_packed_tensors", ()) or ())
         for s in saved:
@@ -228,12 +230,12 @@ def _spy_ready_made(checkpoint, used):
 
 def _ckpt_weights(n):
     rng = np.random.default_rng(3)
-    return [tensor((rng.standard_normal((8, 8)) / 3).astype(np.float32), requires_grad=True)
+    return [_tensor((rng.standard_normal((8, 8)) / 3).astype(np.float32), requires_grad=True)
             for _ in range(n)]
 
 
 def _ckpt_input(seed, requires_grad=False):
-    return tensor(np.random.default_rng(seed).standard_normal((4, 8)).astype(np.float32),
+    return _tensor(np.random.default_rng(seed).standard_normal((4, 8)).astype(np.float32),
                   requires_grad=requires_grad)
 
 
@@ -254,18 +256,18 @@ class _Scenario:
             calls.append(grad_mode.is_grad_enabled())
             return self.block(weights, *args)
 
-        manual_seed(7)
+        _manual_seed(7)
         out = fn(*inputs) if checkpoint is None else checkpoint(fn, *inputs)
         after_forward = len(calls)
         outputs = out if isinstance(out, tuple) else (out,)
         fits = (len(outputs) == self.loss.__code__.co_argcount
-                and all(isinstance(o, Tensor) for o in outputs))
+                and all(isinstance(o, _Tensor) for o in outputs))
         loss = self.loss(*outputs) if fits else None
         held = 0 if loss is None else _held_bytes(loss, weights)
-        between = rand(2) if self.rng else None          # drawn between forward and backward
+        between = _rand(2) if self.rng else None          # drawn between forward and backward
         if loss is not None:
             loss.backward()
-        after = rand(3) if self.rng else None
+        after = _rand(3) if self.rng else None
         leaves = weights + [t for t in inputs if t.requires_grad]
         return types.SimpleNamespace(out=out, held=held, calls=calls, after_forward=after_forward,
                                      between=between, after=after,
@@ -308,56 +310,56 @@ def _compare_checkpoint(s, want, got):
     want_out = want.out if isinstance(want.out, tuple) else (want.out,)
     got_out = got.out if isinstance(got.out, tuple) else (got.out,)
     if isinstance(want.out, tuple) != isinstance(got.out, tuple) or len(want_out) != len(got_out):
-        return Result(False, f"{where} your checkpoint returned {type(got.out).__name__}, expected "
+        return _Result(False, f"{where} your checkpoint returned {type(got.out).__name__}, expected "
                              f"what fn returns ({type(want.out).__name__} of {len(want_out)}): "
                              "return fn's result as it is.")
     for i, (g, e) in enumerate(zip(got_out, want_out)):
-        if not isinstance(g, Tensor):
-            return Result(False, f"{where} output {i} is {type(g).__name__}, expected a Tensor.")
+        if not isinstance(g, _Tensor):
+            return _Result(False, f"{where} output {i} is {type(g).__name__}, expected a Tensor.")
         if not np.allclose(g._array, e._array, atol=1e-5):
             more = (" With dropout inside fn, the forward must draw the same numbers as fn "
                     "without checkpoint: don't re-seed (manual_seed), take the state with "
                     "get_rng_state() and leave the generator alone in forward." if s.rng else "")
-            return Result(False, f"{where} output {i} differs from fn's own result.{more}")
+            return _Result(False, f"{where} output {i} differs from fn's own result.{more}")
     if got.after_forward != 1:
-        return Result(False, f"{where} fn ran {got.after_forward} times during the forward pass, "
+        return _Result(False, f"{where} fn ran {got.after_forward} times during the forward pass, "
                              "expected 1.")
     if got.held > 0:
-        return Result(False, f"{where} the graph holds {got.held} bytes of saved activations "
+        return _Result(False, f"{where} the graph holds {got.held} bytes of saved activations "
                              "between forward and backward: pack should keep only a small key "
                              "(an index), not the tensor.")
     if s.rng and not np.allclose(got.between._array, want.between._array):
-        return Result(False, f"{where} a random draw right after your checkpoint's forward gave "
+        return _Result(False, f"{where} a random draw right after your checkpoint's forward gave "
                              "other numbers than without checkpoint: the forward must leave the "
                              "generator where fn left it.")
     recomputes = got.calls[1:]
     if not recomputes:
-        return Result(False, f"{where} fn was never recomputed in backward: unpack must run fn "
+        return _Result(False, f"{where} fn was never recomputed in backward: unpack must run fn "
                              "again to rebuild the saved tensors.")
     if len(recomputes) > 1:
-        return Result(False, f"{where} fn was recomputed {len(recomputes)} times in one backward, "
+        return _Result(False, f"{where} fn was recomputed {len(recomputes)} times in one backward, "
                              "expected once: keep the recomputed tensors after the first unpack "
                              "and serve the other unpacks from them.")
     if not recomputes[0]:
-        return Result(False, f"{where} fn was recomputed with grad mode off: recompute under "
+        return _Result(False, f"{where} fn was recomputed with grad mode off: recompute under "
                              "enable_grad(): backward runs with grad mode off, and without a "
                              "graph no op saves anything.")
     for i, (g, e) in enumerate(zip(got.grads, want.grads)):
-        r = compare_values(f"{where} gradient {i} (weights first, then the inputs that require "
+        r = _compare_values(f"{where} gradient {i} (weights first, then the inputs that require "
                            "grad)", g, e)
         if not r:
             if s.rng:
-                return Result(False, f"{r.message} The recompute drew another dropout mask: "
+                return _Result(False, f"{r.message} The recompute drew another dropout mask: "
                                      "take get_rng_state() before the first forward and "
                                      "set_rng_state() it before recomputing.")
             if e is not None and g is not None and len(want.grads) > s.n_weights:
-                return Result(False, f"{r.message} Recompute from inputs detached and set to "
+                return _Result(False, f"{r.message} Recompute from inputs detached and set to "
                                      "require grad like the originals "
                                      "(t.detach().requires_grad_(t.requires_grad)), each of "
                                      "them: else the ops save other tensors.")
             return r
     if s.rng and not np.allclose(got.after._array, want.after._array):
-        return Result(False, f"{where} the gradients are right, but after backward the generator "
+        return _Result(False, f"{where} the gradients are right, but after backward the generator "
                              "is not where it would be without checkpoint: the recompute used "
                              "up random numbers. Take get_rng_state() when unpack starts and "
                              "set it back after recomputing (PyTorch forks the RNG there).")
@@ -370,7 +372,7 @@ def check_checkpoint(checkpoint):
     numbers, and leaves the generator as it would be without checkpoint. Calling minigrad's
     checkpoint or section 5's helper is refused."""
     def body():
-        state = get_rng_state()
+        state = _get_rng_state()
         used = []
         try:
             with _spy_ready_made(checkpoint, used):
@@ -381,12 +383,12 @@ def check_checkpoint(checkpoint):
             if not used:         # the learner's own error: run_check reports it
                 raise
         finally:
-            set_rng_state(state)
+            _set_rng_state(state)
         if used:
-            return Result(False, f"your checkpoint calls {used[0]}: the exercise is to write the "
+            return _Result(False, f"your checkpoint calls {used[0]}: the exercise is to write the "
                                  "pack/unpack pair yourself.")
         return result
-    return run_check("checkpoint", body)
+    return _run_check("checkpoint", body)
 
 
 def _run_checkpoint(checkpoint):
@@ -398,23 +400,23 @@ def _run_checkpoint(checkpoint):
             raise
         except IndexError as exc:
             if len(s.calls) > 1 and s.calls[1]:      # recomputed with grad mode on
-                return Result(False, f"on {s.name} your code raised IndexError ({exc}): the "
+                return _Result(False, f"on {s.name} your code raised IndexError ({exc}): the "
                                      "recompute saved fewer tensors than the forward. Recompute "
                                      "from inputs detached and set to require grad like the "
                                      "originals (t.detach().requires_grad_(t.requires_grad)): "
                                      "an op saves what its inputs' gradients need.")
-            return Result(False, f"on {s.name} your code raised IndexError ({exc}): the recompute "
+            return _Result(False, f"on {s.name} your code raised IndexError ({exc}): the recompute "
                                  "saved fewer tensors than the forward. Recompute under "
                                  "enable_grad(): backward runs with grad mode off, so no op "
                                  "saves anything there.")
         except RuntimeError as exc:
-            return Result(False, f"on {s.name} backward raised RuntimeError: {exc}. If it comes "
+            return _Result(False, f"on {s.name} backward raised RuntimeError: {exc}. If it comes "
                                  "from your unpack: recompute under enable_grad() (backward runs "
                                  "with grad mode off), from inputs detached and set to require "
                                  "grad like the originals.")
         miss = _compare_checkpoint(s, want, got)
         if miss is not None:
             return miss
-    return Result(True, "nothing held between forward and backward, one recomputation with "
+    return _Result(True, "nothing held between forward and backward, one recomputation with "
                         "the same dropout mask, the generator left where it was, and the same "
                         "outputs and gradients for several inputs and outputs.")

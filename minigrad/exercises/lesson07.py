@@ -11,9 +11,9 @@
 Checks print one verdict and never raise.
 """
 from .. import _creation
-from ..autograd import Variable, engine
-from .._creation import tensor
-from . import Result, run_check
+from ..autograd import Variable as _Variable, engine
+from .._creation import tensor as _tensor
+from . import Result as _Result, run_check as _run_check
 
 __all__ = ["check_callback_order", "check_unused_parameters", "check_bucketed_all_reduce",
            "CALLBACK_EVENTS"]
@@ -24,9 +24,9 @@ CALLBACK_EVENTS = ("y hook", "x post-accumulate", "cb1", "cb2", "cb3", "backward
 
 def _section1_pass():
     """Section 1's pass, logging the names of CALLBACK_EVENTS in the order they happen."""
-    queue = Variable._execution_engine.queue_callback
+    queue = _Variable._execution_engine.queue_callback
     log = []
-    x = tensor([1.0, 2.0], requires_grad=True)
+    x = _tensor([1.0, 2.0], requires_grad=True)
     y = x * 2
 
     def cb1():
@@ -72,36 +72,36 @@ def check_callback_order(predict_callback_order):
         before = engine.real_engine_runs()
         got = predict_callback_order()
         if engine.real_engine_runs() != before:
-            return Result(False, "your function ran a backward pass to find the order: that "
+            return _Result(False, "your function ran a backward pass to find the order: that "
                                  "measures it instead of predicting it. Return a list of names "
                                  "written by hand, then run section 1's cell to see if you were "
                                  "right.")
         if not isinstance(got, (list, tuple)):
-            return Result(False, f"you returned {type(got).__name__}; return a list of event "
+            return _Result(False, f"you returned {type(got).__name__}; return a list of event "
                                  f"names, e.g. [{CALLBACK_EVENTS[0]!r}, ...].")
         got = list(got)
         unknown = [g for g in got if g not in CALLBACK_EVENTS]
         if unknown:
-            return Result(False, f"unknown event name(s) {unknown}: use exactly these names: "
+            return _Result(False, f"unknown event name(s) {unknown}: use exactly these names: "
                                  f"{list(CALLBACK_EVENTS)}.")
         twice = sorted({g for g in got if got.count(g) > 1})
         if twice:
-            return Result(False, f"{twice} appear more than once: each event happens once in "
+            return _Result(False, f"{twice} appear more than once: each event happens once in "
                                  "this pass (cb1 is queued once, and queues cb2 once).")
         want = _section1_pass()
         missing = [w for w in want if w not in got]
         if missing:
-            return Result(False, f"your order misses {missing}: every one of the six events "
+            return _Result(False, f"your order misses {missing}: every one of the six events "
                                  "happens once.")
         if got == want:
-            return Result(True, f"right: {' → '.join(want)}. Callbacks run after the whole "
+            return _Result(True, f"right: {' → '.join(want)}. Callbacks run after the whole "
                                 "pass, first in first out, and a callback queued by a callback "
                                 "goes to the back of the queue.")
         i = next(i for i, (g, w) in enumerate(zip(got, want)) if g != w)
         why = _explain_order(got, want)
-        return Result(False, f"event {i + 1} is {got[i]!r}, but the engine runs {want[i]!r} there "
+        return _Result(False, f"event {i + 1} is {got[i]!r}, but the engine runs {want[i]!r} there "
                              f"(engine: {want}; you: {got})." + (f" {why}" if why else ""))
-    return run_check("predict_callback_order", body)
+    return _run_check("predict_callback_order", body)
 
 
 def check_unused_parameters(unused_parameters):
@@ -109,7 +109,7 @@ def check_unused_parameters(unused_parameters):
     indices of the parameters that got no gradient in that pass (DDP's
     ``find_unused_parameters``)."""
     def body():
-        params = [tensor([1.0, 2.0], requires_grad=True) for _ in range(5)]
+        params = [_tensor([1.0, 2.0], requires_grad=True) for _ in range(5)]
         for p in params:                       # gradients left over from an earlier pass
             (p * 2).sum().backward()
         a, b, c, d, e = params
@@ -119,7 +119,7 @@ def check_unused_parameters(unused_parameters):
         for text, make, expected in cases:
             got = unused_parameters(params, make())
             if got is None:
-                return Result(False, f"for loss = {text} you returned None; return a list of "
+                return _Result(False, f"for loss = {text} you returned None; return a list of "
                                      "indices.")
             got = sorted(int(i) for i in got)
             if got != expected:
@@ -128,15 +128,15 @@ def check_unused_parameters(unused_parameters):
                     hint = (" Every .grad here already held a gradient from an earlier pass, so "
                             "`p.grad is None` finds nothing: record which post-accumulate "
                             "hooks fired in THIS pass.")
-                return Result(False, f"for loss = {text} you returned {got}, expected "
+                return _Result(False, f"for loss = {text} you returned {got}, expected "
                                      f"{expected}.{hint}")
         left = sum(len(p._post_accumulate_grad_hooks or {}) for p in params)
         if left:
-            return Result(False, f"the indices are right, but {left} post-accumulate hook(s) are "
+            return _Result(False, f"the indices are right, but {left} post-accumulate hook(s) are "
                                  "still registered: remove them (with their handles) before "
                                  "returning, or they fire in every later pass.")
-        return Result(True, "the unused parameters of each pass, whatever .grad held before.")
-    return run_check("unused_parameters", body)
+        return _Result(True, "the unused parameters of each pass, whatever .grad held before.")
+    return _run_check("unused_parameters", body)
 
 
 # --- bucketed all-reduce -------------------------------------------------------------------------
@@ -241,25 +241,25 @@ def check_bucketed_all_reduce(attach_bucketed_all_reduce):
                     continue
                 where = f"{label}, backward pass {pass_nr}"
                 advice = _bucket_advice(got, want, order, sizes, limit, pass_nr)
-                return Result(False, f"{where}: your flushes were {_describe(got, order)}; expected "
+                return _Result(False, f"{where}: your flushes were {_describe(got, order)}; expected "
                                      f"{_describe(want, order)} (gradients become ready in the order "
                                      f"{_names(order)}). {advice}")
             for h in mine:
                 h.remove()
             if not isinstance(handles, (list, tuple)) or not all(hasattr(h, "remove") for h in handles):
-                return Result(False, "the buckets are right; return the list of the handles of "
+                return _Result(False, "the buckets are right; return the list of the handles of "
                                      f"every hook you registered (you returned {handles!r}).")
             for h in handles:
                 h.remove()
             flushes.clear()
             loss().backward()
             if flushes:
-                return Result(False, "after removing every returned handle, a bucket was still "
+                return _Result(False, "after removing every returned handle, a bucket was still "
                                      "flushed: return the handles of all your hooks.")
-        return Result(True, "buckets filled in the order gradients became ready, flushed at the "
+        return _Result(True, "buckets filled in the order gradients became ready, flushed at the "
                             "byte limit during backward, the last one from a final callback, "
                             "pass after pass.")
-    return run_check("attach_bucketed_all_reduce", body)
+    return _run_check("attach_bucketed_all_reduce", body)
 
 
 def _bucket_advice(got, want, order, sizes, limit, pass_nr):

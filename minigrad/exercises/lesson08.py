@@ -17,9 +17,9 @@ import numpy as np
 
 from .. import _creation, models, nn
 from ..autograd import engine
-from ..autograd import grad as autograd_grad
-from ..grad_mode import no_grad
-from . import Result, compare_values, run_check
+from ..autograd import grad as _autograd_grad
+from ..grad_mode import no_grad as _no_grad
+from . import Result as _Result, compare_values as _compare_values, run_check as _run_check
 
 __all__ = ["check_module_hook_order", "check_gradient_reversal", "check_grad_cam_pp",
            "MODULE_HOOK_EVENTS"]
@@ -93,37 +93,37 @@ def check_module_hook_order(predict_module_hook_order):
         before = engine.real_engine_runs()
         got = predict_module_hook_order()
         if engine.real_engine_runs() != before:
-            return Result(False, "your function ran a backward pass to find the order: that "
+            return _Result(False, "your function ran a backward pass to find the order: that "
                                  "measures it instead of predicting it. Return a list of names "
                                  "written by hand, then run the next cell to see if you were "
                                  "right.")
         if not isinstance(got, (list, tuple)):
-            return Result(False, f"you returned {type(got).__name__}; return a list of event "
+            return _Result(False, f"you returned {type(got).__name__}; return a list of event "
                                  f"names, e.g. [{MODULE_HOOK_EVENTS[0]!r}, ...].")
         got = list(got)
         unknown = [g for g in got if g not in MODULE_HOOK_EVENTS]
         if unknown:
-            return Result(False, f"unknown event name(s) {unknown}: use exactly these names: "
+            return _Result(False, f"unknown event name(s) {unknown}: use exactly these names: "
                                  f"{list(MODULE_HOOK_EVENTS)}.")
         twice = sorted({g for g in got if got.count(g) > 1})
         if twice:
-            return Result(False, f"{twice} appear more than once: each hook fires once in this "
+            return _Result(False, f"{twice} appear more than once: each hook fires once in this "
                                  "pass (x's hook once, on the gradient summed over both uses).")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             want = _module_pass()
         missing = [w for w in want if w not in got]
         if missing:
-            return Result(False, f"your order misses {missing}: all seven events happen once.")
+            return _Result(False, f"your order misses {missing}: all seven events happen once.")
         if got == want:
-            return Result(True, "right: " + " → ".join(want) + ". The tensor hook on the module's "
+            return _Result(True, "right: " + " → ".join(want) + ". The tensor hook on the module's "
                                 "output runs before the module's backward pre-hook, and a "
                                 "leaf's tensor hook after the full backward hook.")
         i = next(i for i, (g, w) in enumerate(zip(got, want)) if g != w)
         why = _explain_module_order(got)
-        return Result(False, f"event {i + 1} is {got[i]!r}, but {want[i]!r} happens there "
+        return _Result(False, f"event {i + 1} is {got[i]!r}, but {want[i]!r} happens there "
                              f"(engine: {want}; you: {got})." + (f" {why}" if why else ""))
-    return run_check("predict_module_hook_order", body)
+    return _run_check("predict_module_hook_order", body)
 
 
 def _reversal_net():
@@ -172,7 +172,7 @@ def _reversal_edge_cases(add_gradient_reversal, lam):
     want_w = 2 * out * a.detach()
     for name, got, want in (("a.grad", a.grad, want_a), ("b.grad", b.grad, want_b),
                             ("w.grad (the parameter)", mix.w.grad, want_w)):
-        r = compare_values(f"on a module with two inputs (a * w + b), {name}", got, want)
+        r = _compare_values(f"on a module with two inputs (a * w + b), {name}", got, want)
         if not r:
             return r.message + " Reverse every entry of grad_input, and only grad_input."
     # a first layer: its input needs no gradient, so grad_input is (None,)
@@ -205,41 +205,41 @@ def check_gradient_reversal(add_gradient_reversal):
         ref = _grads(net, x)
         handle = add_gradient_reversal(net[2], lam)
         if not hasattr(handle, "remove"):
-            return Result(False, f"return the handle of the hook you registered (you returned "
+            return _Result(False, f"return the handle of the hook you registered (you returned "
                                  f"{handle!r}).")
         got = _grads(net, x)
         # the module itself and what comes after it: unchanged
         for name in ("2.weight", "2.bias", "4.weight", "4.bias"):
             if not np.allclose(got[name], ref[name], rtol=1e-4, atol=1e-6):
                 if np.allclose(got[name], -lam * ref[name], rtol=1e-4, atol=1e-6):
-                    return Result(False, f"{name} (the module's own parameter) got the reversed "
+                    return _Result(False, f"{name} (the module's own parameter) got the reversed "
                                          "gradient too: you changed grad_output (a backward "
                                          "pre-hook), which flows into the module. Change "
                                          "grad_input in a full backward hook instead.")
-                return Result(False, f"{name} (at or after the module) should keep its normal "
+                return _Result(False, f"{name} (at or after the module) should keep its normal "
                                      "gradient, but it changed.")
         # what comes before it: times -lam
         for name in ("0.weight", "0.bias"):
             if np.allclose(got[name], ref[name], rtol=1e-4, atol=1e-6):
-                return Result(False, f"{name} (before the module) kept its normal gradient: the "
+                return _Result(False, f"{name} (before the module) kept its normal gradient: the "
                                      "gradient flowing to the module's input was not changed.")
             if np.allclose(got[name], lam * ref[name], rtol=1e-4, atol=1e-6):
-                return Result(False, f"{name} got lam * grad: the sign is missing (-lam).")
-            r = compare_values(f"the gradient of {name}", got[name], -lam * ref[name])
+                return _Result(False, f"{name} got lam * grad: the sign is missing (-lam).")
+            r = _compare_values(f"the gradient of {name}", got[name], -lam * ref[name])
             if not r:
                 return r
         handle.remove()
         again = _grads(net, x)
         if not all(np.allclose(again[n], ref[n], rtol=1e-4, atol=1e-6) for n in ref):
-            return Result(False, "after handle.remove() the gradients are still changed: return the "
+            return _Result(False, "after handle.remove() the gradients are still changed: return the "
                                  "handle of the hook that does the reversal.")
         problem = _reversal_edge_cases(add_gradient_reversal, lam)
         if problem:
-            return Result(False, f"right on a Sequential, but {problem}")
-        return Result(True, "layers before the module get -lam × gradient, the module and the "
+            return _Result(False, f"right on a Sequential, but {problem}")
+        return _Result(True, "layers before the module get -lam × gradient, the module and the "
                             "layers after it are untouched, with two inputs and on a first layer "
                             "too, and remove() undoes it.")
-    return run_check("add_gradient_reversal", body)
+    return _run_check("add_gradient_reversal", body)
 
 
 # --- exercise 3: Grad-CAM++ ---------------------------------------------------------------------
@@ -248,14 +248,14 @@ def _activations_and_grads(model, cut, image, target):
     without hooks: run the model up to the layer, detach, differentiate the rest."""
     children = list(model.children())
     h = image[None]
-    with no_grad():
+    with _no_grad():
         for child in children[:cut + 1]:
             h = child(h)
     A = h.detach().requires_grad_(True)
     out = A
     for child in children[cut + 1:]:
         out = child(out)
-    (dA,) = autograd_grad(out[0, target], A)
+    (dA,) = _autograd_grad(out[0, target], A)
     return A.detach().numpy()[0].astype(np.float64), dA.numpy()[0].astype(np.float64)
 
 
@@ -301,52 +301,52 @@ def check_grad_cam_pp(grad_cam_pp):
             try:
                 got = grad_cam_pp(model, model[2], images[k], target)
             except _UsedReference:
-                return Result(False, "your function called the check's own reference "
+                return _Result(False, "your function called the check's own reference "
                                      "(minigrad.exercises.lesson08): compute the map yourself, "
                                      "with a forward hook and a backward hook on the layer.")
             finally:
                 this._reference_cam_pp, this._cam_pp = saved
             if got is None:
-                return Result(False, "you returned None; return the heat map as an [H, W] array.")
+                return _Result(False, "you returned None; return the heat map as an [H, W] array.")
             got_a = np.asarray(got.detach().numpy() if hasattr(got, "detach") else got,
                                dtype=np.float64)
             where = f"image {k}, class {target}"
             if got_a.shape != expected.shape:
                 hint = (" Sum the weighted maps over the channel dimension." if got_a.ndim >= 3
                         else "")
-                return Result(False, f"{where}: shape {list(got_a.shape)}, expected "
+                return _Result(False, f"{where}: shape {list(got_a.shape)}, expected "
                                      f"{list(expected.shape)}.{hint}")
             if np.isnan(got_a).any():
-                return Result(False, f"{where}: your map has NaN. Where the gradient is 0 the "
+                return _Result(False, f"{where}: your map has NaN. Where the gradient is 0 the "
                                      "formula for alpha is 0/0: set alpha to 0 there "
                                      "(np.where(g != 0, ..., 0) or torch.where).")
             if (got_a < -1e-6).any():
-                return Result(False, f"{where}: your map has negative values; apply ReLU to the "
+                return _Result(False, f"{where}: your map has negative values; apply ReLU to the "
                                      "weighted sum of the maps.")
             if np.allclose(got_a, expected, atol=1e-4, rtol=1e-3):
                 continue
             if np.allclose(got_a, plain, atol=1e-4, rtol=1e-3):
-                return Result(False, f"{where}: that is plain Grad-CAM (each map weighted by its "
+                return _Result(False, f"{where}: that is plain Grad-CAM (each map weighted by its "
                                      "mean gradient). Grad-CAM++ weights each map by "
                                      "sum_ij alpha_ij * relu(g_ij).")
             no_relu = _cam_pp(A, g, relu_g=False)
             if np.allclose(got_a, no_relu, atol=1e-4, rtol=1e-3):
-                return Result(False, f"{where}: close, but the weights use g where Grad-CAM++ "
+                return _Result(False, f"{where}: close, but the weights use g where Grad-CAM++ "
                                      "uses relu(g): only positive gradients count.")
             if expected.max() > 0 and got_a.max() > 0 and not np.isclose(got_a.max(), 1.0, atol=1e-4):
-                return Result(False, f"{where}: the maximum of your map is {got_a.max():.4g}, "
+                return _Result(False, f"{where}: the maximum of your map is {got_a.max():.4g}, "
                                      "expected 1 (divide by the max).")
-            r = compare_values(f"the Grad-CAM++ map for {where}", got_a, expected,
+            r = _compare_values(f"the Grad-CAM++ map for {where}", got_a, expected,
                                atol=1e-4, rtol=1e-3)
-            return Result(False, r.message + " Check alpha = g² / (2g² + (sum over i, j of A) · g³) "
+            return _Result(False, r.message + " Check alpha = g² / (2g² + (sum over i, j of A) · g³) "
                                              "per map, with g = d score / dA.")
         left = _hooks_left(model)
         if left:
-            return Result(False, f"the maps are right, but {left} hook(s) are still registered: "
+            return _Result(False, f"the maps are right, but {left} hook(s) are still registered: "
                                  "remove them (in a finally: block).")
-        return Result(True, "the same Grad-CAM++ maps as a computation without hooks, and no "
+        return _Result(True, "the same Grad-CAM++ maps as a computation without hooks, and no "
                             "hook left.")
-    return run_check("grad_cam_pp", body)
+    return _run_check("grad_cam_pp", body)
 
 
 class _UsedReference(Exception):

@@ -21,7 +21,7 @@ from ..autograd import graph as autograd_graph
 from ..autograd import saved_variable
 from ..autograd import op_hooks
 from ..nn.modules import module as module_mod
-from . import Result, compare_values, run_check
+from . import Result as _Result, compare_values as _compare_values, run_check as _run_check
 
 __all__ = ["check_module_op_trace", "check_saved_bytes_per_module", "check_prefetching_fsdp",
            "trace_model"]
@@ -118,27 +118,27 @@ def check_module_op_trace(predict_module_op_trace):
                 for h in spies:
                     h.remove()
         if calls:
-            return Result(False, "your function ran a model (or ops) to record the trace: that "
+            return _Result(False, "your function ran a model (or ops) to record the trace: that "
                                  "measures it instead of predicting it. Return a list written "
                                  "by hand, then run the next cell.")
         if not isinstance(got, (list, tuple)) or not all(isinstance(g, str) for g in got):
-            return Result(False, "return a list of strings such as 'pre Sequential', 'op t', "
+            return _Result(False, "return a list of strings such as 'pre Sequential', 'op t', "
                                  "'post Linear'.")
         got = list(got)
         want = _run_trace()
         if got == want:
-            return Result(True, "right: " + " → ".join(want) + ". Module hooks nest like calls; "
+            return _Result(True, "right: " + " → ".join(want) + ". Module hooks nest like calls; "
                                 "op hooks fire inside the module that runs the op.")
         bad = [g for g in got if not (g.startswith(("pre ", "post ", "op ")))]
         if bad:
-            return Result(False, f"{bad} is not of the form 'pre <Module>', 'op <name>' or "
+            return _Result(False, f"{bad} is not of the form 'pre <Module>', 'op <name>' or "
                                  "'post <Module>'.")
         i = next((i for i, (g, w) in enumerate(zip(got, want)) if g != w), min(len(got), len(want)))
         found = got[i] if i < len(got) else "(end)"
         expected = want[i] if i < len(want) else "(end)"
-        return Result(False, f"entry {i + 1} is {found!r}, expected {expected!r} (real trace: "
+        return _Result(False, f"entry {i + 1} is {found!r}, expected {expected!r} (real trace: "
                              f"{want}). {_explain_trace(got, want)}")
-    return run_check("predict_module_op_trace", body)
+    return _run_check("predict_module_op_trace", body)
 
 
 # --- exercise 2: saved bytes per module ----------------------------------------------------------
@@ -188,10 +188,10 @@ def check_saved_bytes_per_module(saved_bytes_per_module):
                 _creation.manual_seed(1)
                 got = saved_bytes_per_module(model, x)
                 if autograd_graph.current_saved_tensors_hooks() is not None:
-                    return Result(False, "your saved_tensors_hooks are still active after your "
+                    return _Result(False, "your saved_tensors_hooks are still active after your "
                                          "function returned: use them in a `with` block.")
                 if not isinstance(got, dict):
-                    return Result(False, f"for {label} you returned {type(got).__name__}; return "
+                    return _Result(False, f"for {label} you returned {type(got).__name__}; return "
                                          "a dict {module name: bytes}.")
                 got = {k: int(v) for k, v in got.items() if v}
                 if got == want:
@@ -209,17 +209,17 @@ def check_saved_bytes_per_module(saved_bytes_per_module):
                     hint = ("count every tensor that pack receives while the forward runs, "
                             "t.numel() * t.element_size() bytes each (4 per float32 value).")
                 diff = next((k for k in sorted(set(got) | set(want)) if got.get(k) != want.get(k)))
-                return Result(False, f"for {label}, module {diff!r}: you counted "
+                return _Result(False, f"for {label}, module {diff!r}: you counted "
                                      f"{got.get(diff, 0)} bytes, expected {want.get(diff, 0)} "
                                      f"(expected {want}). Hint: {hint}")
             left = cleanup.count()
         if left:
-            return Result(False, f"the bytes are right, but {left} global hook(s) were left "
+            return _Result(False, f"the bytes are right, but {left} global hook(s) were left "
                                  "registered: they would fire on every module from now on. "
                                  "Remove them in a finally: block.")
-        return Result(True, "the bytes each module saved for backward, in plain and nested "
+        return _Result(True, "the bytes each module saved for backward, in plain and nested "
                             "models, and no hook left behind.")
-    return run_check("saved_bytes_per_module", body)
+    return _run_check("saved_bytes_per_module", body)
 
 
 # --- exercise 3: FSDP with prefetching -----------------------------------------------------------
@@ -320,19 +320,19 @@ def check_prefetching_fsdp(attach_prefetching_fsdp):
                     lambda m, go, u=u: events.append(f"backward {u}")))
             out = model(x)
             if np.isnan(out._array).any():
-                return Result(False, f"the forward output has NaN: a unit ran with freed weights "
+                return _Result(False, f"the forward output has NaN: a unit ran with freed weights "
                                      f"(events: {events}).")
             nn.CrossEntropyLoss()(out, y).backward()
         for h in mine:
             h.remove()
         for name, p in model.named_parameters():
             if p.grad is None:
-                return Result(False, f"{name}.grad is None after backward.")
+                return _Result(False, f"{name}.grad is None after backward.")
             if np.isnan(p.grad._array).any():
-                return Result(False, f"{name}.grad has NaN: backward used freed weights; gather "
+                return _Result(False, f"{name}.grad has NaN: backward used freed weights; gather "
                                      "each unit again in a full backward pre-hook (events: "
                                      f"{events}).")
-            r = compare_values(f"the gradient of {name}", p.grad, ref_grads[name])
+            r = _compare_values(f"the gradient of {name}", p.grad, ref_grads[name])
             if not r:
                 return r
         want = _expected_fsdp_events(units)
@@ -340,16 +340,16 @@ def check_prefetching_fsdp(attach_prefetching_fsdp):
             advice = _fsdp_advice(events, want)
             i = next((i for i, (g, w) in enumerate(zip(events, want)) if g != w),
                      min(len(events), len(want)))
-            return Result(False, f"the gradients are right, but event {i + 1} is "
+            return _Result(False, f"the gradients are right, but event {i + 1} is "
                                  f"{events[i] if i < len(events) else '(end)'!r}, expected "
                                  f"{want[i] if i < len(want) else '(end)'!r} (your events "
                                  f"start {events[:i + 1]}, expected {want[:i + 1]})."
                                  + (f" {advice}" if advice else ""))
         if peak[0] > 2:
-            return Result(False, f"{peak[0]} units were materialised at once; at most 2 (the "
+            return _Result(False, f"{peak[0]} units were materialised at once; at most 2 (the "
                                  "running one and the prefetched one).")
         if not isinstance(handles, (list, tuple)) or not all(hasattr(h, "remove") for h in handles):
-            return Result(False, "the events are right; return the list of handles so the hooks "
+            return _Result(False, "the events are right; return the list of handles so the hooks "
                                  "can be removed.")
         for h in handles:
             h.remove()
@@ -358,9 +358,9 @@ def check_prefetching_fsdp(attach_prefetching_fsdp):
             p._array[...] = 1.0
         model(x)
         if any(not e.startswith("forward") for e in events):
-            return Result(False, "after removing every returned handle, hooks still fire: "
+            return _Result(False, "after removing every returned handle, hooks still fire: "
                                  "return all of them.")
-        return Result(True, "each unit gathered once per use with the next one prefetched, "
+        return _Result(True, "each unit gathered once per use with the next one prefetched, "
                             "freed after forward and after its gradients, at most 2 at a time, "
                             "and the unsharded gradients.")
-    return run_check("attach_prefetching_fsdp", body)
+    return _run_check("attach_prefetching_fsdp", body)

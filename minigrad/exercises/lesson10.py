@@ -20,7 +20,7 @@ import warnings
 import minigrad as torch
 from minigrad.autograd import engine
 
-from . import Result, run_check
+from . import Result as _Result, run_check as _run_check
 
 __all__ = ["check_count_dependencies", "check_engine_loop", "check_full_engine", "SCENARIOS"]
 
@@ -69,7 +69,7 @@ def _leaves():
 
 
 # --- graph scenarios: no hooks (the engine loop) -------------------------------------------------
-def s_chain(log):
+def _s_chain(log):
     x, _ = _leaves()
     out = x.exp().sin().tanh().sum()
     _watch(log, [out], {x: "x"})
@@ -77,7 +77,7 @@ def s_chain(log):
     log.append(f"x.grad = {_r(x.grad)}")
 
 
-def s_two_leaves(log):
+def _s_two_leaves(log):
     x, w = _leaves()
     out = (x * w).sum()
     _watch(log, [out], {x: "x", w: "w"})
@@ -85,7 +85,7 @@ def s_two_leaves(log):
     log.append(f"x.grad = {_r(x.grad)}, w.grad = {_r(w.grad)}")
 
 
-def s_diamond(log):
+def _s_diamond(log):
     x, w = _leaves()
     y = x * w
     out = (y.sin() + y.cos()).sum()
@@ -94,7 +94,7 @@ def s_diamond(log):
     log.append(f"x.grad = {_r(x.grad)}, w.grad = {_r(w.grad)}")
 
 
-def s_used_twice(log):
+def _s_used_twice(log):
     x, _ = _leaves()
     out = (x * x).sum()
     _watch(log, [out], {x: "x"})
@@ -102,7 +102,7 @@ def s_used_twice(log):
     log.append(f"x.grad = {_r(x.grad)}")
 
 
-def s_sequence_order(log):
+def _s_sequence_order(log):
     x, w = _leaves()
     a = x.exp()                 # created first: smaller sequence number
     b = w.sin()
@@ -112,7 +112,7 @@ def s_sequence_order(log):
     log.append(f"x.grad = {_r(x.grad)}, w.grad = {_r(w.grad)}")
 
 
-def s_branches(log):
+def _s_branches(log):
     x, w = _leaves()
     h = (x * w).relu() * x + w
     out = (h * h.exp()).sum() + x.tanh().sum()
@@ -121,7 +121,7 @@ def s_branches(log):
     log.append(f"x.grad = {_r(x.grad)}, w.grad = {_r(w.grad)}")
 
 
-def s_broadcast(log):
+def _s_broadcast(log):
     a = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
     b = torch.tensor([1.0, -1.0, 0.5], requires_grad=True)
     out = ((a + b) * b).sum()
@@ -130,7 +130,7 @@ def s_broadcast(log):
     log.append(f"a.grad = {_r(a.grad)}, b.grad = {_r(b.grad)}")
 
 
-def s_grad_tensor(log):
+def _s_grad_tensor(log):
     x, w = _leaves()
     y = x * w
     _watch(log, [y], {x: "x", w: "w"})
@@ -138,14 +138,14 @@ def s_grad_tensor(log):
     log.append(f"x.grad = {_r(x.grad)}, w.grad = {_r(w.grad)}")
 
 
-def s_leaf_root(log):
+def _s_leaf_root(log):
     x, _ = _leaves()
     x.backward(torch.tensor([2.0, 3.0]))
     x.backward(torch.tensor([1.0, 1.0]))
     log.append(f"x.grad = {_r(x.grad)}")
 
 
-def s_two_roots(log):
+def _s_two_roots(log):
     x, w = _leaves()
     a, b = (x * 2).sum(), (x * w).sum()
     _watch(log, [a, b], {x: "x", w: "w"})
@@ -153,7 +153,7 @@ def s_two_roots(log):
     log.append(f"x.grad = {_r(x.grad)}, w.grad = {_r(w.grad)}")
 
 
-def s_retain_graph(log):
+def _s_retain_graph(log):
     x, w = _leaves()
     out = (x.exp() * w).sum()
     out.backward(retain_graph=True)
@@ -162,7 +162,7 @@ def s_retain_graph(log):
     log.append(f"after pass 2: x.grad = {_r(x.grad)}")
 
 
-def s_freed_graph(log):
+def _s_freed_graph(log):
     x, w = _leaves()
     out = (x.exp() * w).sum()
     out.backward()
@@ -170,7 +170,7 @@ def s_freed_graph(log):
     out.backward()             # raises: the saved values were freed
 
 
-def s_mlp(log):
+def _s_mlp(log):
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1))
     x = torch.tensor([[1.0, -2.0, 0.5], [0.0, 1.0, 2.0]])
@@ -181,7 +181,7 @@ def s_mlp(log):
         log.append(f"{name}.grad = {_r(p.grad)}")
 
 
-def s_create_graph(log):
+def _s_create_graph(log):
     x, _ = _leaves()
     with warnings.catch_warnings():           # backward(create_graph=True)'s leak warning
         warnings.simplefilter("ignore")
@@ -194,7 +194,7 @@ def s_create_graph(log):
 
 
 # --- hook scenarios (every hook level) -------------------------------------------------------------
-def s_tensor_hooks_chain(log):
+def _s_tensor_hooks_chain(log):
     x, _ = _leaves()
     y = x * 2
     for name in "ABC":
@@ -206,7 +206,7 @@ def s_tensor_hooks_chain(log):
     log.append(f"x.grad = {_r(x.grad)}")
 
 
-def s_leaf_tensor_hook(log):
+def _s_leaf_tensor_hook(log):
     x, w = _leaves()
     x.register_hook(lambda g: log.append(f"x hook got {_r(g)}") or g * 10)
     w.register_hook(lambda g: log.append(f"w hook got {_r(g)}"))
@@ -214,7 +214,7 @@ def s_leaf_tensor_hook(log):
     log.append(f"x.grad = {_r(x.grad)}, w.grad = {_r(w.grad)}")
 
 
-def s_retain_grad_after_hooks(log):
+def _s_retain_grad_after_hooks(log):
     x, _ = _leaves()
     y = x * 3
     y.retain_grad()                          # registered before the hook ...
@@ -223,7 +223,7 @@ def s_retain_grad_after_hooks(log):
     log.append(f"y.grad = {_r(y.grad)}")     # ... still sees the hooked gradient
 
 
-def s_node_pre_hooks(log):
+def _s_node_pre_hooks(log):
     x, _ = _leaves()
     y = x * 3
     y.grad_fn.register_prehook(lambda go: log.append(f"pre 1 got {_r(go)}"))
@@ -233,7 +233,7 @@ def s_node_pre_hooks(log):
     log.append(f"x.grad = {_r(x.grad)}")
 
 
-def s_node_post_hook_args(log):
+def _s_node_post_hook_args(log):
     x, w = _leaves()
     y = x * w
 
@@ -245,7 +245,7 @@ def s_node_post_hook_args(log):
     log.append(f"x.grad = {_r(x.grad)}, w.grad = {_r(w.grad)}")
 
 
-def s_one_node_order(log):
+def _s_one_node_order(log):
     x, w = _leaves()
     y = x * w
     y.register_hook(lambda g: log.append("tensor hook") or g * 2)
@@ -256,7 +256,7 @@ def s_one_node_order(log):
     y.sum().backward()
 
 
-def s_leaf_hook_order(log):
+def _s_leaf_hook_order(log):
     x, w = _leaves()
     x.register_hook(lambda g: log.append(f"x tensor hook (x.grad = {_r(x.grad)})"))
     x.register_post_accumulate_grad_hook(lambda p: log.append(f"x post-accumulate (x.grad = {_r(p.grad)})"))
@@ -269,7 +269,7 @@ def s_leaf_hook_order(log):
     out.backward()
 
 
-def s_hook_on_tensor_used_twice(log):
+def _s_hook_on_tensor_used_twice(log):
     x, _ = _leaves()
     y = x * 2
     y.register_hook(lambda g: log.append(f"y hook got {_r(g)} (once, summed)"))
@@ -277,7 +277,7 @@ def s_hook_on_tensor_used_twice(log):
     log.append(f"x.grad = {_r(x.grad)}")
 
 
-def s_final_callbacks(log):
+def _s_final_callbacks(log):
     x, _ = _leaves()
     y = x * 2
     z = y * 3
@@ -298,7 +298,7 @@ def s_final_callbacks(log):
     log.append("backward returned")
 
 
-def s_hook_raises(log):
+def _s_hook_raises(log):
     x, w = _leaves()
     y = x * w
     queue = torch.autograd.Variable._execution_engine.queue_callback
@@ -315,7 +315,7 @@ def s_hook_raises(log):
     log.append(f"x.grad = {_r(x.grad)}, w.grad = {_r(w.grad)}")
 
 
-def s_ready_queue_hooks(log):
+def _s_ready_queue_hooks(log):
     x, w = _leaves()
     a = x.exp()
     b = w.sin()
@@ -326,7 +326,7 @@ def s_ready_queue_hooks(log):
     (a * b).sum().backward()
 
 
-def s_multi_grad_hook(log):
+def _s_multi_grad_hook(log):
     x, w = _leaves()
     torch.autograd.graph.register_multi_grad_hook(
         (x, w), lambda grads: log.append(f"all ready: {_r(list(grads))}"))
@@ -334,7 +334,7 @@ def s_multi_grad_hook(log):
     (x * w).sum().backward()
 
 
-def s_module_hooks(log):
+def _s_module_hooks(log):
     lin = torch.nn.Linear(2, 2)
     with torch.no_grad():
         lin.weight.copy_(torch.tensor([[1.0, -1.0], [0.5, 2.0]]))
@@ -346,7 +346,7 @@ def s_module_hooks(log):
     log.append(f"x.grad = {_r(x.grad)}, weight.grad = {_r(lin.weight.grad)}")
 
 
-def s_checkpoint(log):
+def _s_checkpoint(log):
     from minigrad.utils.checkpoint import checkpoint
     x, w = _leaves()
 
@@ -358,7 +358,7 @@ def s_checkpoint(log):
     log.append(f"x.grad = {_r(x.grad)}, w.grad = {_r(w.grad)}")
 
 
-def s_optimizer_in_backward(log):
+def _s_optimizer_in_backward(log):
     x, w = _leaves()
 
     def step(p):
@@ -373,49 +373,49 @@ def s_optimizer_in_backward(log):
 
 #: (name, scenario, uses hooks, hint when it differs)
 SCENARIOS = [
-    ("a chain", s_chain, False, None),
-    ("two leaves (x * w)", s_two_leaves, False, None),
-    ("a diamond", s_diamond, False, "a node runs once, when every gradient sent to it has arrived"),
-    ("a tensor used twice (x * x)", s_used_twice, False,
+    ("a chain", _s_chain, False, None),
+    ("two leaves (x * w)", _s_two_leaves, False, None),
+    ("a diamond", _s_diamond, False, "a node runs once, when every gradient sent to it has arrived"),
+    ("a tensor used twice (x * x)", _s_used_twice, False,
      "x * x sends two gradients to the same slot: the input buffer sums them"),
-    ("the ready queue order", s_sequence_order, False,
+    ("the ready queue order", _s_sequence_order, False,
      "pop the ready node with the highest _sequence_nr() first"),
-    ("branching graph", s_branches, False, None),
-    ("broadcasting (a + b)", s_broadcast, False, None),
-    ("backward(gradient)", s_grad_tensor, False, None),
-    ("a leaf as the root", s_leaf_root, False, None),
-    ("two roots", s_two_roots, False, None),
-    ("retain_graph=True, twice", s_retain_graph, False, None),
-    ("a second pass without retain_graph", s_freed_graph, False,
+    ("branching graph", _s_branches, False, None),
+    ("broadcasting (a + b)", _s_broadcast, False, None),
+    ("backward(gradient)", _s_grad_tensor, False, None),
+    ("a leaf as the root", _s_leaf_root, False, None),
+    ("two roots", _s_two_roots, False, None),
+    ("retain_graph=True, twice", _s_retain_graph, False, None),
+    ("a second pass without retain_graph", _s_freed_graph, False,
      "without keep_graph, call node.release_variables() after the node ran"),
-    ("a small MLP", s_mlp, False, None),
-    ("create_graph and a second derivative", s_create_graph, False, None),
-    ("three tensor hooks on one tensor", s_tensor_hooks_chain, True,
+    ("a small MLP", _s_mlp, False, None),
+    ("create_graph and a second derivative", _s_create_graph, False, None),
+    ("three tensor hooks on one tensor", _s_tensor_hooks_chain, True,
      "tensor hooks run in registration order, each gets what the previous returned"),
-    ("tensor hooks on leaves", s_leaf_tensor_hook, True,
+    ("tensor hooks on leaves", _s_leaf_tensor_hook, True,
      "a leaf's tensor hooks run when its AccumulateGrad node is popped, before it accumulates"),
-    ("retain_grad sees the hooked gradient", s_retain_grad_after_hooks, True,
+    ("retain_grad sees the hooked gradient", _s_retain_grad_after_hooks, True,
      "store the retained grads after every tensor hook ran"),
-    ("node pre-hooks", s_node_pre_hooks, True,
+    ("node pre-hooks", _s_node_pre_hooks, True,
      "pre-hooks get a tuple; a returned tuple replaces the grad_outputs"),
-    ("a node post-hook's arguments", s_node_post_hook_args, True,
+    ("a node post-hook's arguments", _s_node_post_hook_args, True,
      "post-hooks get (grad_inputs, grad_outputs); a returned tuple replaces grad_inputs"),
-    ("every level at one node", s_one_node_order, True,
+    ("every level at one node", _s_one_node_order, True,
      "the order is tensor hooks, retain_grad, pre-hooks, the node, post-hooks"),
-    ("every level at a leaf", s_leaf_hook_order, True,
+    ("every level at a leaf", _s_leaf_hook_order, True,
      "at AccumulateGrad: tensor hooks, pre-hooks, accumulate, post-accumulate hooks, post-hooks"),
-    ("a hook on a tensor used twice", s_hook_on_tensor_used_twice, True,
+    ("a hook on a tensor used twice", _s_hook_on_tensor_used_twice, True,
      "a tensor hook runs once, on the summed gradient, when the node is popped"),
-    ("final callbacks", s_final_callbacks, True,
+    ("final callbacks", _s_final_callbacks, True,
      "run engine.final_callbacks() after the queue is empty, re-reading its length"),
-    ("a hook that raises", s_hook_raises, True,
+    ("a hook that raises", _s_hook_raises, True,
      "let the exception propagate: no more nodes, no final callbacks"),
-    ("the ready queue, seen by hooks", s_ready_queue_hooks, True,
+    ("the ready queue, seen by hooks", _s_ready_queue_hooks, True,
      "AccumulateGrad has the highest sequence number: a ready leaf runs next"),
-    ("a multi-grad hook", s_multi_grad_hook, True, None),
-    ("module backward hooks", s_module_hooks, True, None),
-    ("checkpointing", s_checkpoint, True, None),
-    ("an optimizer step in a post-accumulate hook", s_optimizer_in_backward, True, None),
+    ("a multi-grad hook", _s_multi_grad_hook, True, None),
+    ("module backward hooks", _s_module_hooks, True, None),
+    ("checkpointing", _s_checkpoint, True, None),
+    ("an optimizer step in a post-accumulate hook", _s_optimizer_in_backward, True, None),
 ]
 
 
@@ -477,7 +477,7 @@ def _scoreboard(run_backward, scenarios, what):
         try:
             got, where = _trace(scenario, run_backward)
         except _Bypass:
-            return Result(False, f"{what}: on {name!r} minigrad's own engine ran during your pass "
+            return _Result(False, f"{what}: on {name!r} minigrad's own engine ran during your pass "
                                  "(engine.real_engine_runs() moved), so this scores it, not you. "
                                  "Write the loop yourself with engine.call_node and the hook helpers.")
         if got == want:
@@ -491,8 +491,8 @@ def _scoreboard(run_backward, scenarios, what):
                 first += f" (hint: {hint})"
     board = f"your engine: {matched}/{len(scenarios)} scenarios match"
     if first is None:
-        return Result(True, f"{what}: {board}, the same traces as minigrad's engine.")
-    return Result(False, f"{what}: {board}; first mismatch: {first}.")
+        return _Result(True, f"{what}: {board}, the same traces as minigrad's engine.")
+    return _Result(False, f"{what}: {board}; first mismatch: {first}.")
 
 
 def _probe(run_backward):
@@ -519,18 +519,18 @@ def check_count_dependencies(count_dependencies):
             want = task.dependencies
             got = count_dependencies(out.grad_fn)
             if not isinstance(got, dict):
-                return Result(False, f"on {text}: expected a dict, got {type(got).__name__}.")
+                return _Result(False, f"on {text}: expected a dict, got {type(got).__name__}.")
             if out.grad_fn in got and got[out.grad_fn]:
-                return Result(False, f"on {text}: the root has no incoming edge, so no count.")
+                return _Result(False, f"on {text}: the root has no incoming edge, so no count.")
             for node, n in want.items():
                 if got.get(node, 0) != n:
                     hint = (" An edge that appears twice (x * x, y * y) counts twice."
                             if got.get(node, 0) < n else
                             " Walk each node's next_functions only once (keep a set of seen nodes).")
-                    return Result(False, f"on {text}: {node.name()} has count {got.get(node, 0)}, "
+                    return _Result(False, f"on {text}: {node.name()} has count {got.get(node, 0)}, "
                                          f"expected {n}.{hint}")
-        return Result(True, "count_dependencies gives the engine's counts on all the graphs.")
-    return run_check("count_dependencies", body)
+        return _Result(True, "count_dependencies gives the engine's counts on all the graphs.")
+    return _run_check("count_dependencies", body)
 
 
 def check_engine_loop(run_backward_core):
@@ -540,7 +540,7 @@ def check_engine_loop(run_backward_core):
         _probe(run_backward_core)
         return _scoreboard(run_backward_core, [s for s in SCENARIOS if not s[2]],
                            "run_backward_core")
-    return run_check("run_backward_core", body)
+    return _run_check("run_backward_core", body)
 
 
 def check_full_engine(my_run_backward):
@@ -549,4 +549,4 @@ def check_full_engine(my_run_backward):
     def body():
         _probe(my_run_backward)
         return _scoreboard(my_run_backward, SCENARIOS, "my_run_backward")
-    return run_check("my_run_backward", body)
+    return _run_check("my_run_backward", body)

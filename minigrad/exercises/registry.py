@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import importlib
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass as _dataclass
 
 __all__ = ["LEVEL_POINTS", "Exercise", "EXERCISES", "lesson_exercises", "find_exercise"]
 
 LEVEL_POINTS = {"warm-up": 1, "core": 2, "stretch": 3}
 
 
-@dataclass(frozen=True)
+@_dataclass(frozen=True)
 class Exercise:
     """One exercise: ``check(*learner objects)`` grades it."""
 

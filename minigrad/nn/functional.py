@@ -16,8 +16,8 @@ import math
 import numpy as np
 
 from .. import _creation, dtypes
-from .._dispatch import Op, apply_op
-from .._tensor import Tensor, _as_tensor
+from .._dispatch import Op as _Op, apply_op as _apply_op
+from .._tensor import Tensor as _Tensor, _as_tensor
 from . import _im2col
 from .modules.utils import _pair
 
@@ -30,7 +30,7 @@ __all__ = [
 
 def _const(array):
     """A constant tensor (no graph) around a numpy array."""
-    return Tensor._wrap(np.asarray(array))
+    return _Tensor._wrap(np.asarray(array))
 
 
 # --------------------------------------------------------------------------------------
@@ -45,7 +45,7 @@ def _addmm_forward(bias, mat1, mat2, beta, alpha):
     return out
 
 
-addmm_op = Op("addmm", "AddmmBackward0", _addmm_forward,
+_addmm_op = _Op("addmm", "AddmmBackward0", _addmm_forward,
               ("self", "mat1", "mat2"),
               saves={"mat1": "mat2", "mat2": "mat1"},
               saved_attrs=("alpha", "beta", "mat1_sym_sizes", "mat1_sym_strides", "mat2_sym_sizes",
@@ -66,23 +66,23 @@ def _col2im_forward(x, output_size, kernel_size, dilation, padding, stride):
 
 
 def _apply_im2col(x, kernel_size, dilation, padding, stride):
-    return apply_op(im2col_op, (x,), {"kernel_size": kernel_size, "dilation": dilation,
+    return _apply_op(_im2col_op, (x,), {"kernel_size": kernel_size, "dilation": dilation,
                                       "padding": padding, "stride": stride})
 
 
 def _apply_col2im(x, output_size, kernel_size, dilation, padding, stride):
-    return apply_op(col2im_op, (x,), {"output_size": tuple(output_size), "kernel_size": kernel_size,
+    return _apply_op(_col2im_op, (x,), {"output_size": tuple(output_size), "kernel_size": kernel_size,
                                       "dilation": dilation, "padding": padding, "stride": stride})
 
 
 # unfold and fold are adjoint: each one's backward is the other.
-im2col_op = Op("im2col", "Im2ColBackward0", _im2col_forward,
+_im2col_op = _Op("im2col", "Im2ColBackward0", _im2col_forward,
                saved_attrs=("dilation", "kernel_size", "padding", "self_sym_argsize_minus_1",
                             "self_sym_argsize_minus_2", "stride"),
                grads={"self": lambda g, ctx: _apply_col2im(
                    g, (ctx.self_sym_argsize_minus_2, ctx.self_sym_argsize_minus_1), ctx.kernel_size,
                    ctx.dilation, ctx.padding, ctx.stride)})
-col2im_op = Op("col2im", "Col2ImBackward0", _col2im_forward,
+_col2im_op = _Op("col2im", "Col2ImBackward0", _col2im_forward,
                saved_attrs=("dilation", "kernel_size", "padding", "stride"),
                grads={"self": lambda g, ctx: _apply_im2col(
                    g, ctx.kernel_size, ctx.dilation, ctx.padding, ctx.stride)})
@@ -115,7 +115,7 @@ def _conv_grad_weight(g, ctx):
     return dw.reshape(w_shape)
 
 
-convolution_op = Op("convolution", "ConvolutionBackward0", _conv_forward, ("input", "weight", "bias"),
+_convolution_op = _Op("convolution", "ConvolutionBackward0", _conv_forward, ("input", "weight", "bias"),
                     saves={"input": None, "weight": None},   # one formula for all three, as PyTorch's
                     saved_attrs=("bias_sym_sizes_opt", "dilation", "groups", "output_padding",
                                  "padding", "stride", "transposed"),
@@ -177,7 +177,7 @@ def _max_pool_backward(grads, ctx):
                          ctx.dilation, ctx.padding, stride)
 
 
-max_pool2d_op = Op("max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", _max_pool_forward,
+_max_pool2d_op = _Op("max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", _max_pool_forward,
                    multi_output=True, saves={"self": None, "result1": None},
                    saved_attrs=("ceil_mode", "dilation", "kernel_size", "padding", "stride"),
                    grads={"self": _max_pool_backward})
@@ -200,7 +200,7 @@ def _mse_backward_forward(g, x, target, reduction):
 def _mse_backward(g, x, target, reduction):
     """``mse_loss_backward``, one op as in PyTorch (``MseLossBackwardBackward0`` under
     ``create_graph``); the target's gradient is the same op with the roles swapped."""
-    return apply_op(mse_loss_backward_op, (g, x, target), {"reduction": reduction})
+    return _apply_op(_mse_loss_backward_op, (g, x, target), {"reduction": reduction})
 
 
 def _mse_second(gg, ctx, sign):
@@ -208,11 +208,11 @@ def _mse_second(gg, ctx, sign):
     return gg * ctx.grad_output * (sign * scale)
 
 
-mse_loss_op = Op("mse_loss", "MseLossBackward0", _mse_forward, ("self", "target"),
+_mse_loss_op = _Op("mse_loss", "MseLossBackward0", _mse_forward, ("self", "target"),
                  saves={"self": None, "target": None}, saved_attrs=("reduction",),
                  grads={"self": lambda g, ctx: _mse_backward(g, ctx.self, ctx.target, ctx.reduction),
                         "target": lambda g, ctx: _mse_backward(g, ctx.target, ctx.self, ctx.reduction)})
-mse_loss_backward_op = Op(
+_mse_loss_backward_op = _Op(
     "mse_loss_backward", "MseLossBackwardBackward0", _mse_backward_forward,
     ("grad_output", "self", "target"), saves={"grad_output": None, "self": None, "target": None},
     saved_attrs=("reduction",),
@@ -257,7 +257,7 @@ def _nll_backward(g, ctx):
 
 # ``pick`` is the [N, C] matrix of per-sample weights (one non-zero per row) that forward
 # and backward share; ``target``, ``weight`` and ``total_weight`` are what PyTorch saves.
-nll_loss_op = Op("nll_loss", "NllLossBackward0", _nll_forward, saves={"self": None},
+_nll_loss_op = _Op("nll_loss", "NllLossBackward0", _nll_forward, saves={"self": None},
                  saved_attrs=("ignore_index", "reduction", "target", "total_weight", "weight"),
                  grads={"self": _nll_backward})
 
@@ -294,7 +294,7 @@ def _ln_grad_input(grads, ctx):
     return rstd * (gw - gw.mean(dims, keepdim=True) - xhat * (gw * xhat).mean(dims, keepdim=True))
 
 
-layer_norm_op = Op("native_layer_norm", "NativeLayerNormBackward0", _ln_forward,
+_layer_norm_op = _Op("native_layer_norm", "NativeLayerNormBackward0", _ln_forward,
                    ("input", "weight", "bias"), multi_output=True,
                    saves={"bias": None, "input": None, "weight": None, "result1": None, "result2": None},
                    saved_attrs=("normalized_shape",),
@@ -345,7 +345,7 @@ def _bn_grad_input(g, ctx):
 # PyTorch's native_batch_norm returns (output, save_mean, save_invstd) and saves input,
 # weight, running_mean, running_var, result1 (= save_mean) and result2 (= save_invstd);
 # ``batch_norm`` below saves them in that order (the row's ``saves`` is empty for that).
-batch_norm_op = Op("native_batch_norm", "NativeBatchNormBackward0", _bn_forward,
+_batch_norm_op = _Op("native_batch_norm", "NativeBatchNormBackward0", _bn_forward,
                    ("input", "weight", "bias"), saved_attrs=("eps", "training"),
                    grads={"input": _bn_grad_input,
                           "weight": lambda g, ctx: (g * _bn_xhat(ctx)[0]).sum(_bn_shape(g.dim())[1]),
@@ -361,11 +361,11 @@ def linear(input, weight, bias=None):
     ``addmm`` (node ``AddmmBackward0``, saving ``mat1`` = input, ``mat2`` = weight.T),
     as in PyTorch; another contiguous input with a bias is viewed as 2-D around it."""
     if input.dim() == 2 and bias is not None:
-        return apply_op(addmm_op, (bias, input, weight.t()), {"beta": 1, "alpha": 1})
+        return _apply_op(_addmm_op, (bias, input, weight.t()), {"beta": 1, "alpha": 1})
     if bias is not None and input.dim() > 0 and bias.dim() == 1 and input._array.flags.c_contiguous:
         # PyTorch's _flatten_nd_linear: any other contiguous input is flattened to 2-D
         # (ViewBackward0), goes through one addmm, and is viewed back (ViewBackward0).
-        flat = apply_op(addmm_op, (bias, input.reshape(-1, input.shape[-1]), weight.t()),
+        flat = _apply_op(_addmm_op, (bias, input.reshape(-1, input.shape[-1]), weight.t()),
                         {"beta": 1, "alpha": 1})
         return flat.view(*input.shape[:-1], flat.shape[-1])
     out = input.matmul(weight.t())
@@ -421,22 +421,22 @@ def _gelu_pdf(x):
 def _gelu_double_backward(gg, ctx, wrt):
     # gelu''(x) = pdf(x) * (2 - x**2)
     if wrt == "grad_output":
-        return apply_op(gelu_backward_op, (gg, ctx.self), {"approximate": ctx.approximate})
+        return _apply_op(_gelu_backward_op, (gg, ctx.self), {"approximate": ctx.approximate})
     x = ctx.self._array.astype(np.float64)
     second = _const((_gelu_pdf(x) * (2.0 - x * x)).astype(ctx.self._array.dtype))
     return gg * ctx.grad_output * second
 
 
-gelu_backward_op = Op("gelu_backward", "GeluBackwardBackward0",
+_gelu_backward_op = _Op("gelu_backward", "GeluBackwardBackward0",
                       _in_float64(lambda g, x, approximate: g * (_gelu_cdf(x) + x * _gelu_pdf(x))),
                       ("grad_output", "self"), saves={"grad_output": None, "self": None},
                       saved_attrs=("approximate",),
                       grads={"grad_output": lambda gg, ctx: _gelu_double_backward(gg, ctx, "grad_output"),
                              "self": lambda gg, ctx: _gelu_double_backward(gg, ctx, "self")})
 
-gelu_op = Op("gelu", "GeluBackward0", _in_float64(lambda x, approximate: x * _gelu_cdf(x)),
+_gelu_op = _Op("gelu", "GeluBackward0", _in_float64(lambda x, approximate: x * _gelu_cdf(x)),
              saves={"self": None}, saved_attrs=("approximate",),
-             grads={"self": lambda g, ctx: apply_op(gelu_backward_op, (g, ctx.self),
+             grads={"self": lambda g, ctx: _apply_op(_gelu_backward_op, (g, ctx.self),
                                                   {"approximate": ctx.approximate})})
 
 
@@ -445,7 +445,7 @@ def gelu(input, approximate="none"):
     supported yet."""
     if approximate != "none":
         raise NotImplementedError(f"minigrad's gelu supports approximate='none' only, got {approximate!r}")
-    return apply_op(gelu_op, (input,), {"approximate": approximate})
+    return _apply_op(_gelu_op, (input,), {"approximate": approximate})
 
 
 def _embedding_dense_backward(g, indices, num_weights, padding_idx, scale_grad_by_freq):
@@ -466,7 +466,7 @@ def _embedding_dense_backward(g, indices, num_weights, padding_idx, scale_grad_b
 def _embedding_double_backward(gg, ctx):
     # PyTorch's embedding_dense_double_backward: the rows of gg picked by indices, none for
     # padding_idx (it ignores scale_grad_by_freq, and so does this).
-    picked = apply_op(embedding_op, (gg,), {"indices": ctx.indices, "padding_idx": -1,
+    picked = _apply_op(_embedding_op, (gg,), {"indices": ctx.indices, "padding_idx": -1,
                                             "scale_grad_by_freq": False, "sparse": False})
     if ctx.padding_idx >= 0:
         keep = (ctx.indices._array != ctx.padding_idx)[..., None].astype(gg._array.dtype)
@@ -474,17 +474,17 @@ def _embedding_double_backward(gg, ctx):
     return picked
 
 
-embedding_dense_backward_op = Op(
+_embedding_dense_backward_op = _Op(
     "embedding_dense_backward", "EmbeddingDenseBackwardBackward0", _embedding_dense_backward,
     ("grad_output",), saved_attrs=("indices", "padding_idx"),
     grads={"grad_output": _embedding_double_backward})
 
-embedding_op = Op("embedding", "EmbeddingBackward0",
+_embedding_op = _Op("embedding", "EmbeddingBackward0",
                   lambda weight, indices, padding_idx, scale_grad_by_freq, sparse: weight[indices._array],
                   ("weight",), saved_attrs=("indices", "padding_idx", "scale_grad_by_freq", "sparse",
                                             "weight_sym_argsize_0"),
-                  grads={"weight": lambda g, ctx: apply_op(
-                      embedding_dense_backward_op, (g,),
+                  grads={"weight": lambda g, ctx: _apply_op(
+                      _embedding_dense_backward_op, (g,),
                       {"indices": ctx.indices, "num_weights": ctx.weight_sym_argsize_0,
                        "padding_idx": ctx.padding_idx, "scale_grad_by_freq": ctx.scale_grad_by_freq})})
 
@@ -496,7 +496,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     and ``sparse=True`` are not supported."""
     if max_norm is not None or sparse:
         raise NotImplementedError("minigrad's embedding does not support max_norm or sparse=True")
-    if not isinstance(input, Tensor) or input.dtype is not dtypes.int64:
+    if not isinstance(input, _Tensor) or input.dtype is not dtypes.int64:
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following "
                            "scalar types: Long, Int; but got "
                            f"{getattr(input, 'type', lambda: type(input).__name__)()} instead "
@@ -505,7 +505,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         padding_idx = -1
     elif padding_idx < 0:
         padding_idx += weight.shape[0]
-    return apply_op(embedding_op, (weight,), {"indices": input, "padding_idx": padding_idx,
+    return _apply_op(_embedding_op, (weight,), {"indices": input, "padding_idx": padding_idx,
                                               "scale_grad_by_freq": scale_grad_by_freq,
                                               "sparse": sparse})
 
@@ -555,8 +555,8 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         padding = (dilation[0] * (kh - 1) // 2, dilation[1] * (kw - 1) // 2)
     bias_sizes = (0,) if bias is None else tuple(bias.shape)    # PyTorch shows (0,) for no bias
     if bias is None:    # a constant zero bias: the node still has its three edges, (None, 0) last
-        bias = Tensor._wrap(np.zeros(weight.shape[0], dtype=weight._array.dtype))
-    out = apply_op(convolution_op, (input, weight, bias),
+        bias = _Tensor._wrap(np.zeros(weight.shape[0], dtype=weight._array.dtype))
+    out = _apply_op(_convolution_op, (input, weight, bias),
                    {"stride": _pair(stride), "padding": _pair(padding), "dilation": dilation,
                     "groups": groups, "transposed": False, "output_padding": (0, 0),
                     "bias_sym_sizes_opt": bias_sizes, "weight_sym_sizes": tuple(weight.shape)})
@@ -574,7 +574,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     unbatched = input.dim() == 3
     if unbatched:
         input = input.unsqueeze(0)
-    out, indices = apply_op(max_pool2d_op, (input,),
+    out, indices = _apply_op(_max_pool2d_op, (input,),
                             {"kernel_size": kernel_size, "stride": stride, "padding": _pair(padding),
                              "dilation": _pair(dilation), "ceil_mode": ceil_mode})
     if unbatched:
@@ -600,7 +600,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
                       f"({input.shape}). This will likely lead to incorrect results due to "
                       "broadcasting. Please ensure they have the same size.", stacklevel=2)
         input, target = _broadcast_pair(input, target)
-    return apply_op(mse_loss_op, (input, target), {"reduction": _REDUCTION[reduction]})
+    return _apply_op(_mse_loss_op, (input, target), {"reduction": _REDUCTION[reduction]})
 
 
 def _broadcast_pair(a, b):
@@ -609,9 +609,9 @@ def _broadcast_pair(a, b):
 
 
 def _target_array(target):
-    t = target._array if isinstance(target, Tensor) else np.asarray(target)
+    t = target._array if isinstance(target, _Tensor) else np.asarray(target)
     if t.dtype.kind not in "iu":
-        raise RuntimeError(f"expected scalar type Long but found {target.dtype if isinstance(target, Tensor) else t.dtype}")
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype if isinstance(target, _Tensor) else t.dtype}")
     return t.astype(np.int64)
 
 
@@ -621,9 +621,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     indices; ``NllLossBackward0``."""
     reduction = _reduction(size_average, reduce, reduction)
     t = _target_array(target)
-    w = None if weight is None else (weight._array if isinstance(weight, Tensor) else np.asarray(weight))
+    w = None if weight is None else (weight._array if isinstance(weight, _Tensor) else np.asarray(weight))
     if input.dim() == 1:          # one unbatched sample
-        out = nll_loss(input.unsqueeze(0), Tensor._wrap(t.reshape(1)), weight, None, ignore_index,
+        out = nll_loss(input.unsqueeze(0), _Tensor._wrap(t.reshape(1)), weight, None, ignore_index,
                        None, reduction)
         return out.squeeze(0) if reduction == "none" else out
     if input.dim() != 2:
@@ -633,9 +633,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
                          f"({t.shape[0]}).")
     pick = _nll_pick(tuple(input.shape), t, w, ignore_index).astype(input._array.dtype)
     total = pick.sum() if reduction != "none" else 0.0
-    return apply_op(nll_loss_op, (input,), {
-        "pick": pick, "total_weight": Tensor._wrap(np.asarray(total, dtype=input._array.dtype)),
-        "target": Tensor._wrap(t), "weight": None if w is None else Tensor._wrap(w),
+    return _apply_op(_nll_loss_op, (input,), {
+        "pick": pick, "total_weight": _Tensor._wrap(np.asarray(total, dtype=input._array.dtype)),
+        "target": _Tensor._wrap(t), "weight": None if w is None else _Tensor._wrap(w),
         "reduction": _REDUCTION[reduction], "ignore_index": ignore_index})
 
 
@@ -647,7 +647,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     reduction = _reduction(size_average, reduce, reduction)
     class_dim = 0 if input.dim() == 1 else 1
     logp = input.log_softmax(class_dim)
-    if isinstance(target, Tensor) and target.is_floating_point():
+    if isinstance(target, _Tensor) and target.is_floating_point():
         losses = -(logp * target).sum(class_dim)
         return losses.mean() if reduction == "mean" else losses.sum() if reduction == "sum" else losses
     if label_smoothing:
@@ -667,7 +667,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if p == 1.0:
         return input * 0.0
     keep = _creation._rng().random(tuple(input.shape)) >= p
-    noise = Tensor._wrap((keep / (1.0 - p)).astype(input._array.dtype))
+    noise = _Tensor._wrap((keep / (1.0 - p)).astype(input._array.dtype))
     out = input * noise
     if inplace:
         input._array[...] = out._array
@@ -681,9 +681,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     from ..autograd.graph import SavedTensor
     normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     dtype = input._array.dtype
-    w = weight if weight is not None else Tensor._wrap(np.ones(normalized_shape, dtype=dtype))
-    b = bias if bias is not None else Tensor._wrap(np.zeros(normalized_shape, dtype=dtype))
-    out = apply_op(layer_norm_op, (input, w, b), {"normalized_shape": normalized_shape, "eps": eps})[0]
+    w = weight if weight is not None else _Tensor._wrap(np.ones(normalized_shape, dtype=dtype))
+    b = bias if bias is not None else _Tensor._wrap(np.zeros(normalized_shape, dtype=dtype))
+    out = _apply_op(_layer_norm_op, (input, w, b), {"normalized_shape": normalized_shape, "eps": eps})[0]
     node = out.grad_fn
     if node is not None:
         if weight is None:
@@ -747,16 +747,16 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         mean = running_mean._array.astype(wide)
         invstd = 1.0 / np.sqrt(running_var._array.astype(wide) + eps)
 
-    w = weight if weight is not None else Tensor._wrap(np.ones(channels, dtype=dtype))
-    b = bias if bias is not None else Tensor._wrap(np.zeros(channels, dtype=dtype))
-    out = apply_op(batch_norm_op, (input, w, b),
+    w = weight if weight is not None else _Tensor._wrap(np.ones(channels, dtype=dtype))
+    b = bias if bias is not None else _Tensor._wrap(np.zeros(channels, dtype=dtype))
+    out = _apply_op(_batch_norm_op, (input, w, b),
                    {"training": bool(training), "eps": eps, "stats": (mean, invstd)})
     node = out.grad_fn
-    if node is not None and node._op is batch_norm_op:
+    if node is not None and node._op is _batch_norm_op:
         if training:
-            result1, result2 = (Tensor._wrap(a.astype(dtype)) for a in (mean, invstd))
+            result1, result2 = (_Tensor._wrap(a.astype(dtype)) for a in (mean, invstd))
         else:
-            result1, result2 = (Tensor._wrap(np.zeros(0, dtype=dtype)) for _ in range(2))
+            result1, result2 = (_Tensor._wrap(np.zeros(0, dtype=dtype)) for _ in range(2))
         for name, value in (("input", input), ("weight", weight), ("running_mean", running_mean),
                             ("running_var", running_var), ("result1", result1), ("result2", result2)):
             node._stored[name] = SavedTensor(value)

@@ -6,6 +6,9 @@ import numpy as np
 from .. import _creation
 from .. import grad_mode
 
+__all__ = ["constant_", "ones_", "zeros_", "uniform_", "normal_", "xavier_uniform_",
+           "kaiming_uniform_"]
+
 
 def _fill(tensor, values):
     with grad_mode.no_grad():

@@ -9,16 +9,18 @@ all that makes it special. It shares the data of the tensor it wraps.
 """
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor import Tensor as _Tensor
+
+__all__ = ["Parameter", "Buffer"]
 
 
-class Parameter(Tensor):
+class Parameter(_Tensor):
     """``torch.nn.Parameter(data=None, requires_grad=True)``."""
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
             data = np.empty(0, dtype=np.float32)
-        elif isinstance(data, Tensor):
+        elif isinstance(data, _Tensor):
             data = data._array
         else:
             data = np.asarray(data)
@@ -33,12 +35,12 @@ class Parameter(Tensor):
         return "Parameter containing:\n" + super().__repr__()
 
     def __reduce_ex__(self, protocol):
-        return (Parameter, (Tensor._wrap(self._array.copy()), self.requires_grad))
+        return (Parameter, (_Tensor._wrap(self._array.copy()), self.requires_grad))
 
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
-        p = Parameter(Tensor._wrap(self._array.copy()), self.requires_grad)
+        p = Parameter(_Tensor._wrap(self._array.copy()), self.requires_grad)
         memo[id(self)] = p
         return p
 
@@ -47,7 +49,7 @@ class _BufferMeta(type):
     # ``isinstance(t, Buffer)`` is true for the plain Tensors that ``Buffer(...)`` marks.
     def __instancecheck__(cls, instance):
         if cls is Buffer:
-            return isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False)
+            return isinstance(instance, _Tensor) and getattr(instance, "_is_buffer", False)
         return super().__instancecheck__(instance)
 
 
@@ -58,7 +60,7 @@ class Buffer(metaclass=_BufferMeta):
 
     def __new__(cls, data=None, *, persistent=True):
         if data is None:
-            data = Tensor._wrap(np.empty(0, dtype=np.float32))
+            data = _Tensor._wrap(np.empty(0, dtype=np.float32))
         t = data.detach().requires_grad_(data.requires_grad)
         t.persistent = persistent
         t._is_buffer = True

@@ -3,11 +3,13 @@ import math
 
 import numpy as np
 
-from .._tensor import Tensor
-from .optimizer import Optimizer, _f
+from .._tensor import Tensor as _Tensor
+from .optimizer import Optimizer as _Optimizer, _f
+
+__all__ = ["Adam", "AdamW"]
 
 
-class Adam(Optimizer):
+class Adam(_Optimizer):
     """``Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
     amsgrad=False, maximize=False)``, PyTorch's formulas, step ``t`` from 1::
 
@@ -55,11 +57,11 @@ class Adam(Optimizer):
                 g = -p.grad._array if maximize else p.grad._array
                 state = self.state[p]
                 if not state:  # tensors, as PyTorch keeps them (step is a float32 0-dim tensor)
-                    state["step"] = Tensor._wrap(np.zeros((), dtype=np.float32))
-                    state["exp_avg"] = Tensor._wrap(np.zeros_like(x))
-                    state["exp_avg_sq"] = Tensor._wrap(np.zeros_like(x))
+                    state["step"] = _Tensor._wrap(np.zeros((), dtype=np.float32))
+                    state["exp_avg"] = _Tensor._wrap(np.zeros_like(x))
+                    state["exp_avg_sq"] = _Tensor._wrap(np.zeros_like(x))
                     if amsgrad:
-                        state["max_exp_avg_sq"] = Tensor._wrap(np.zeros_like(x))
+                        state["max_exp_avg_sq"] = _Tensor._wrap(np.zeros_like(x))
                 state["step"]._array += np.float32(1)
                 t = float(state["step"]._array)
                 if wd != 0:

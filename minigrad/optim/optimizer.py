@@ -5,11 +5,13 @@ parameters' own arrays (in place, as PyTorch's ``param.add_`` under ``no_grad``)
 parameters' dtype, following PyTorch's single-tensor ("for-loop") implementation, which
 is what PyTorch runs for CPU tensors: a float32 model steps like PyTorch's to ~1e-7.
 """
-from collections import defaultdict
+from collections import defaultdict as _defaultdict
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor import Tensor as _Tensor
+
+__all__ = ["Optimizer", "required"]
 
 
 class _RequiredParameter:
@@ -26,9 +28,9 @@ class Optimizer:
 
     def __init__(self, params, defaults):
         self.defaults = defaults
-        self.state = defaultdict(dict)
+        self.state = _defaultdict(dict)
         self.param_groups = []
-        if isinstance(params, Tensor):
+        if isinstance(params, _Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
                             f"Tensors or dicts, but got {type(params).__name__}")
         param_groups = list(params)
@@ -41,9 +43,9 @@ class Optimizer:
 
     def add_param_group(self, param_group):
         params = param_group["params"]
-        param_group["params"] = [params] if isinstance(params, Tensor) else list(params)
+        param_group["params"] = [params] if isinstance(params, _Tensor) else list(params)
         for p in param_group["params"]:
-            if not isinstance(p, Tensor):
+            if not isinstance(p, _Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is "
                                 + type(p).__name__)
             if not p.is_leaf:
@@ -99,7 +101,7 @@ class Optimizer:
                 index.setdefault(id(p), len(index))
                 packed["params"].append(index[id(p)])
             groups.append(packed)
-        state = {index[id(p)]: {k: (Tensor._wrap(v._array.copy()) if isinstance(v, Tensor) else v)
+        state = {index[id(p)]: {k: (_Tensor._wrap(v._array.copy()) if isinstance(v, _Tensor) else v)
                                 for k, v in s.items()}
                  for p, s in self.state.items() if id(p) in index}
         return {"state": state, "param_groups": groups}
@@ -116,9 +118,9 @@ class Optimizer:
             for i, p in zip(saved["params"], group["params"]):
                 params[i] = p
             group.update({k: v for k, v in saved.items() if k != "params"})
-        self.state = defaultdict(dict)
+        self.state = _defaultdict(dict)
         for i, s in state_dict["state"].items():
-            self.state[params[i]] = {k: (Tensor._wrap(v._array.copy()) if isinstance(v, Tensor) else v)
+            self.state[params[i]] = {k: (_Tensor._wrap(v._array.copy()) if isinstance(v, _Tensor) else v)
                                      for k, v in s.items()}
 
     def __repr__(self):

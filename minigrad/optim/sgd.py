@@ -1,11 +1,13 @@
 """``optim.SGD`` (``torch/optim/sgd.py``, the single-tensor implementation)."""
 import numpy as np
 
-from .._tensor import Tensor
-from .optimizer import Optimizer, _f, required
+from .._tensor import Tensor as _Tensor
+from .optimizer import Optimizer as _Optimizer, _f, required as _required
+
+__all__ = ["SGD"]
 
 
-class SGD(Optimizer):
+class SGD(_Optimizer):
     """``SGD(params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
     maximize=False)``, PyTorch's formulas::
 
@@ -18,7 +20,7 @@ class SGD(Optimizer):
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
                  *, maximize=False, foreach=None, differentiable=False, fused=None):
-        if lr is not required and lr < 0.0:
+        if lr is not _required and lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
             raise ValueError(f"Invalid momentum value: {momentum}")
@@ -50,7 +52,7 @@ class SGD(Optimizer):
                     state = self.state[p]
                     if state.get("momentum_buffer") is None:  # a tensor, as in PyTorch
                         buf = np.array(g, dtype=x.dtype, copy=True)
-                        state["momentum_buffer"] = Tensor._wrap(buf)
+                        state["momentum_buffer"] = _Tensor._wrap(buf)
                     else:
                         buf = state["momentum_buffer"]._array * _f(momentum, x) + _f(1 - dampening, x) * g
                         state["momentum_buffer"]._array[...] = buf

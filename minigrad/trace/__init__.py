@@ -24,17 +24,17 @@ torch is optional: it is imported only when a recording starts, never by
 """
 import numpy as np
 
-from ..autograd.engine import EVENT_KINDS
+from ..autograd.engine import EVENT_KINDS as _EVENT_KINDS
 
 __all__ = ["torch_events", "comparable", "COMPARED_KINDS"]
 
-TORCH_MISSING = ("minigrad.trace records real PyTorch, which is not installed: "
+_TORCH_MISSING = ("minigrad.trace records real PyTorch, which is not installed: "
                  "pip install torch==2.13.0 (or the project's extra: pip install -e \".[torch]\")")
 
 # Event kinds a torch recording contains. minigrad also emits "apply" (the backward
 # formula ran) and "capture" (autograd.grad took a gradient): torch does both inside
 # C++ without a Python hook point, so a recording cannot contain them.
-COMPARED_KINDS = tuple(kind for kind in EVENT_KINDS if kind not in ("apply", "capture"))
+COMPARED_KINDS = tuple(kind for kind in _EVENT_KINDS if kind not in ("apply", "capture"))
 
 
 def torch_events():
@@ -43,7 +43,7 @@ def torch_events():
     try:
         import torch  # noqa: F401
     except ImportError as exc:
-        raise ImportError(TORCH_MISSING) from exc
+        raise ImportError(_TORCH_MISSING) from exc
     from .recorder import torch_events as recorder
     return recorder()
 

@@ -57,11 +57,12 @@ import threading
 import weakref
 
 import torch
-from torch.autograd import Variable
+from torch.autograd import Variable as _Variable
 
-from minigrad.autograd.engine import EngineEvent
+from minigrad.autograd.engine import EngineEvent as _EngineEvent
 
-__all__ = ["torch_events", "TorchNode", "RecordedHook", "Recording"]
+__all__ = ["torch_events", "TorchNode", "RecordedHook", "Recording",
+           "PassRecord"]
 
 _local = threading.local()          # the stack of passes being recorded, per thread
 _active = []                        # the one recording of this process, if any
@@ -224,8 +225,8 @@ class _Pass:
             # root its gradient.
             graph_root = TorchNode("GraphRoot")
             graph_root.next_functions = tuple(root_edges)
-            self.pending = [EngineEvent("node_start", graph_root, None, (), None),
-                            EngineEvent("node_done", graph_root, None, _copy(tuple(grads)), None)]
+            self.pending = [_EngineEvent("node_start", graph_root, None, (), None),
+                            _EngineEvent("node_done", graph_root, None, _copy(tuple(grads)), None)]
             return [graph_root]
         if root_edges and root_edges[0][0] is not None and grads:
             # The engine starts the root with its gradient in the input slot of the edge.
@@ -280,12 +281,12 @@ class _Pass:
         if visit is None:
             return
         slots = range(max(visit.buffer) + 1) if visit.buffer else ()
-        start = EngineEvent("node_start", visit.node, None,
+        start = _EngineEvent("node_start", visit.node, None,
                             tuple(visit.buffer.get(i) for i in slots), None)
         self.events[visit.index[0]] = start
         self.recording[visit.index[1]] = start
         if done and visit.outputs is not None:
-            self._append(EngineEvent("node_done", visit.node, None, visit.outputs, None))
+            self._append(_EngineEvent("node_done", visit.node, None, visit.outputs, None))
 
     def _enter_pre_phase(self, visit, grad_outputs):
         """The first pre-hook of a node: its tensor hooks and retain_grad hooks ran."""
@@ -296,7 +297,7 @@ class _Pass:
             visit.buffer.setdefault(i, _copy(grad))
         for tensor in self.recording.retaining(visit.real):
             grad = grad_outputs[tensor.output_nr]
-            self._append(EngineEvent("retain_grad", visit.node, None, (_copy(grad),), None))
+            self._append(_EngineEvent("retain_grad", visit.node, None, (_copy(grad),), None))
 
     def tensor_hook(self, hook, slot, grad):
         visit = self._current()
@@ -304,7 +305,7 @@ class _Pass:
             return hook(grad)
         visit.buffer.setdefault(slot, _copy(grad))
         result = hook(grad)
-        self._append(EngineEvent("tensor_hook", visit.node, RecordedHook(hook), (_copy(grad),),
+        self._append(_EngineEvent("tensor_hook", visit.node, RecordedHook(hook), (_copy(grad),),
                                  _copy(result)))
         return result
 
@@ -318,7 +319,7 @@ class _Pass:
             result = hook(grad_outputs)
         finally:
             visit.in_pre_hook = False
-        self._append(EngineEvent("pre_hook", visit.node, RecordedHook(hook),
+        self._append(_EngineEvent("pre_hook", visit.node, RecordedHook(hook),
                                  (_copy(grad_outputs),), _copy(result)))
         return result
 
@@ -326,7 +327,7 @@ class _Pass:
         visit = self._current()
         result = hook(tensor)
         if visit is not None:
-            self._append(EngineEvent("post_accumulate_hook", visit.node, RecordedHook(hook),
+            self._append(_EngineEvent("post_accumulate_hook", visit.node, RecordedHook(hook),
                                      (_copy(tensor),), None))
         return result
 
@@ -337,7 +338,7 @@ class _Pass:
         if late:
             grad_outputs = ()
         result = hook(grad_inputs, grad_outputs)
-        self._append(EngineEvent("post_hook", visit.node, RecordedHook(hook),
+        self._append(_EngineEvent("post_hook", visit.node, RecordedHook(hook),
                                  (_copy(grad_inputs), _copy(grad_outputs)), _copy(result)))
         if result is not None and visit.outputs is not None:
             visit.outputs = _copy(result)       # a post-hook registered after ours
@@ -363,7 +364,7 @@ class _Pass:
     def callback(self, callback):
         self._close(done=True)
         callback()
-        self._append(EngineEvent("callback", None, RecordedHook(callback), (), None))
+        self._append(_EngineEvent("callback", None, RecordedHook(callback), (), None))
 
     # --- hook registration while this pass runs ---------------------------------------
     def registered_ours(self, kind, real, hooks_dict):
@@ -584,8 +585,8 @@ class torch_events:
         self._patch(torch.Tensor, "register_post_accumulate_grad_hook",
                     register_post_accumulate_grad_hook)
         self._patch(torch.Tensor, "retain_grad", retain_grad)
-        self._patch(Variable, "_execution_engine",
-                    _EngineProxy(Variable._execution_engine, events))
+        self._patch(_Variable, "_execution_engine",
+                    _EngineProxy(_Variable._execution_engine, events))
         for obj in gc.get_objects():           # hooks registered before the block
             if issubclass(type(obj), torch.Tensor) and obj.requires_grad:
                 events.watch_tensor(obj)

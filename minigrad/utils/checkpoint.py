@@ -36,12 +36,13 @@ import contextlib
 import warnings
 
 from .. import _creation, autograd, grad_mode
-from .._tensor import Tensor
+from .._tensor import Tensor as _Tensor
 from ..autograd import engine
-from ..autograd.function import Function
-from ..autograd.graph import saved_tensors_hooks
+from ..autograd.function import Function as _Function
+from ..autograd.graph import saved_tensors_hooks as _saved_tensors_hooks
 
-__all__ = ["checkpoint", "checkpoint_sequential", "set_checkpoint_early_stop"]
+__all__ = ["checkpoint", "checkpoint_sequential", "set_checkpoint_early_stop",
+           "CheckpointFunction"]
 
 _early_stop = [True]
 
@@ -138,7 +139,7 @@ class _Frame:
 
         try:
             with _rng_restored(self.rng_state), grad_mode.enable_grad(), \
-                    saved_tensors_hooks(record, lambda i: saved[i]):
+                    _saved_tensors_hooks(record, lambda i: saved[i]):
                 self.fn(*inputs, **self.kwargs)
         except _StopRecomputation:
             pass
@@ -148,9 +149,9 @@ class _Frame:
 def _detached(a):
     """A new leaf sharing ``a``'s data, requiring grad as ``a`` does: the recomputed
     graph hangs off it instead of off the original graph."""
-    if not isinstance(a, Tensor):
+    if not isinstance(a, _Tensor):
         return a
-    d = Tensor._wrap(a._array, a._version_counter)
+    d = _Tensor._wrap(a._array, a._version_counter)
     if a.requires_grad:
         d.requires_grad = True
     return d
@@ -159,7 +160,7 @@ def _detached(a):
 def _detached_data(t):
     # Only the data is needed (the saving node re-attaches grad_fn and requires_grad
     # on unpack); keeping the recomputed tensor itself would keep its throw-away graph.
-    return Tensor._wrap(t._array, t._version_counter)
+    return _Tensor._wrap(t._array, t._version_counter)
 
 
 @contextlib.contextmanager
@@ -176,7 +177,7 @@ def _rng_restored(state):
         generator.bit_generator.state = current
 
 
-class CheckpointFunction(Function):
+class CheckpointFunction(_Function):
     """PyTorch's ``CheckpointFunction``: the reentrant checkpoint (see the module
     docstring). Its node is ``CheckpointFunctionBackward``."""
 
@@ -192,7 +193,7 @@ class CheckpointFunction(Function):
         ctx.tensor_indices = []
         tensor_inputs = []
         for i, arg in enumerate(args):
-            if isinstance(arg, Tensor):
+            if isinstance(arg, _Tensor):
                 tensor_inputs.append(arg)
                 ctx.tensor_indices.append(i)
                 ctx.inputs.append(None)
@@ -217,27 +218,27 @@ class CheckpointFunction(Function):
             detached = tuple(_detached(a) for a in inputs)
             with grad_mode.enable_grad():
                 outputs = ctx.run_function(*detached)
-        if isinstance(outputs, Tensor):
+        if isinstance(outputs, _Tensor):
             outputs = (outputs,)
         if len(grad_outputs) != len(outputs):
             # minigrad's Function gives gradient slots to tensor outputs only; PyTorch's
             # gives every output one (None for a non-tensor). Line them up as PyTorch does.
             given = iter(grad_outputs)
-            grad_outputs = [next(given) if isinstance(o, Tensor) else None for o in outputs]
+            grad_outputs = [next(given) if isinstance(o, _Tensor) else None for o in outputs]
         with_grad, grads = [], []
         for out, g in zip(outputs, grad_outputs):
-            if isinstance(out, Tensor) and out.requires_grad:
+            if isinstance(out, _Tensor) and out.requires_grad:
                 with_grad.append(out)
                 grads.append(g)
         if not with_grad:
             raise RuntimeError("none of output has requires_grad=True, this checkpoint() is not necessary")
         # The reentrant pass: the engine runs it to the end right here, inside this node.
         autograd.backward(with_grad, grads)
-        return (None, None) + tuple(a.grad if isinstance(a, Tensor) else None for a in detached)
+        return (None, None) + tuple(a.grad if isinstance(a, _Tensor) else None for a in detached)
 
 
 def _check_backward_validity(args):
-    if not any(a.requires_grad for a in args if isinstance(a, Tensor)):
+    if not any(a.requires_grad for a in args if isinstance(a, _Tensor)):
         warnings.warn("None of the inputs have requires_grad=True. Gradients will be None",
                       stacklevel=4)
 
@@ -263,7 +264,7 @@ def checkpoint(function, *args, use_reentrant=None, preserve_rng_state=True, **k
         return CheckpointFunction.apply(function, preserve_rng_state, *args)
     rng_state = _creation._generator[0].bit_generator.state if preserve_rng_state else None
     frame = _Frame(function, args, kwargs, rng_state)
-    with saved_tensors_hooks(frame.pack, frame.unpack):
+    with _saved_tensors_hooks(frame.pack, frame.unpack):
         out = function(*args, **kwargs)
     return out
 

@@ -9,10 +9,12 @@ import os
 import sys
 import weakref
 
+__all__ = ["RemovableHandle"]
+
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
-def first_frame_outside_minigrad():
+def _first_frame_outside_minigrad():
     """The ``stacklevel`` that makes a warning issued by the caller point at the first
     frame outside minigrad: the user's ``backward()`` line, where PyTorch's warnings
     from inside a backward pass point (its engine is C++, so it has no frames between)."""

@@ -12,14 +12,17 @@ one barycenter sweep to reduce crossings. It is deterministic, so a notebook's
 picture is the same on every run.
 """
 
-from matplotlib.patches import FancyArrowPatch
+from matplotlib.patches import FancyArrowPatch as _FancyArrowPatch
 
-from ._common import NODE_COLORS, is_leaf_node, is_node, is_tensor, label_lookup, new_axes, \
-    node_label
+from ._common import (NODE_COLORS as _NODE_COLORS, is_leaf_node as _is_leaf_node,
+                      is_node as _is_node, is_tensor as _is_tensor, label_lookup as _label_lookup,
+                      new_axes as _new_axes, node_label as _node_label)
 
-NODE_COLOR = NODE_COLORS["node"]           # the package's one legend (_common.py)
-LEAF_COLOR = NODE_COLORS["leaf"]
-HIGHLIGHT_COLOR = NODE_COLORS["running"]
+__all__ = ["graph_nodes", "draw_graph", "NODE_COLOR", "LEAF_COLOR", "HIGHLIGHT_COLOR", "EDGE_COLOR"]
+
+NODE_COLOR = _NODE_COLORS["node"]           # the package's one legend (_common.py)
+LEAF_COLOR = _NODE_COLORS["leaf"]
+HIGHLIGHT_COLOR = _NODE_COLORS["running"]
 EDGE_COLOR = "#4a4a4a"
 
 
@@ -28,9 +31,9 @@ def _root_nodes(roots):
     for root in roots:
         if isinstance(root, (list, tuple, set, frozenset)):
             nodes.extend(_root_nodes(root))
-        elif is_node(root):
+        elif _is_node(root):
             nodes.append(root)
-        elif is_tensor(root):
+        elif _is_tensor(root):
             if root.grad_fn is None:
                 raise ValueError(
                     "this tensor has no grad_fn: it is a leaf or does not require "
@@ -88,7 +91,7 @@ def _edges(nodes):
     return edges
 
 
-def layout(nodes, edges):
+def _layout(nodes, edges):
     """Place the nodes: ``(positions, edge_paths, layers)``.
 
     ``positions[id(node)] = (x, y)`` with ``-y`` the longest path from a root:
@@ -202,7 +205,7 @@ def _as_id_set(highlight):
     out = set()
     for item in items:
         out.add(id(item))
-        if is_tensor(item) and item.grad_fn is not None:
+        if _is_tensor(item) and item.grad_fn is not None:
             out.add(id(item.grad_fn))
     return out
 
@@ -229,22 +232,22 @@ def draw_graph(*roots, ax=None, highlight=None, labels=None, show_leaves=True,
     """
     nodes = graph_nodes(*roots)
     if not show_leaves:
-        nodes = [n for n in nodes if not is_leaf_node(n)]
+        nodes = [n for n in nodes if not _is_leaf_node(n)]
     edges = _edges(nodes)
-    pos, paths, rows = layout(nodes, edges)
-    lookup = label_lookup(labels)
+    pos, paths, rows = _layout(nodes, edges)
+    lookup = _label_lookup(labels)
     marked = _as_id_set(highlight)
     state_of = {}
     for key, state in (states or {}).items():
-        if state not in NODE_COLORS:
-            raise ValueError(f"unknown node state {state!r}; one of {sorted(NODE_COLORS)}")
+        if state not in _NODE_COLORS:
+            raise ValueError(f"unknown node state {state!r}; one of {sorted(_NODE_COLORS)}")
         for k in _as_id_set(key):
             state_of[k] = state
 
     if ax is None:
         xs = [p[0] for p in pos.values()] or [0.0]
         span = max(xs) - min(xs) + 1
-        ax = new_axes((max(3.0, 1.7 * span), max(1.6, 0.75 * len(rows) + 0.3)))
+        ax = _new_axes((max(3.0, 1.7 * span), max(1.6, 0.75 * len(rows) + 0.3)))
 
     texts = {}
     for node in nodes:
@@ -252,13 +255,13 @@ def draw_graph(*roots, ax=None, highlight=None, labels=None, show_leaves=True,
         if id(node) in marked:
             face = HIGHLIGHT_COLOR
         elif id(node) in state_of:
-            face = NODE_COLORS[state_of[id(node)]]
-        elif is_leaf_node(node):
+            face = _NODE_COLORS[state_of[id(node)]]
+        elif _is_leaf_node(node):
             face = LEAF_COLOR
         else:
             face = NODE_COLOR
         texts[id(node)] = ax.text(
-            x, y, node_label(node, lookup), ha="center", va="center",
+            x, y, _node_label(node, lookup), ha="center", va="center",
             fontsize=fontsize, zorder=3,
             bbox=dict(boxstyle="round,pad=0.35", fc=face,
                       ec="#222222" if id(node) in marked else "#7a869a",
@@ -273,15 +276,15 @@ def draw_graph(*roots, ax=None, highlight=None, labels=None, show_leaves=True,
         style = dict(color=EDGE_COLOR, lw=0.9, zorder=4, shrinkA=2, shrinkB=2,
                      mutation_scale=10)
         if len(path) == 2:
-            ax.add_patch(FancyArrowPatch(path[0], path[1], arrowstyle="-|>",
+            ax.add_patch(_FancyArrowPatch(path[0], path[1], arrowstyle="-|>",
                                          patchA=box_a, patchB=box_b, **style))
             continue
-        ax.add_patch(FancyArrowPatch(path[0], path[1], arrowstyle="-",
+        ax.add_patch(_FancyArrowPatch(path[0], path[1], arrowstyle="-",
                                      patchA=box_a, **dict(style, shrinkB=0)))
         for a, b in zip(path[1:-2], path[2:-1]):
-            ax.add_patch(FancyArrowPatch(a, b, arrowstyle="-",
+            ax.add_patch(_FancyArrowPatch(a, b, arrowstyle="-",
                                          **dict(style, shrinkA=0, shrinkB=0)))
-        ax.add_patch(FancyArrowPatch(path[-2], path[-1], arrowstyle="-|>",
+        ax.add_patch(_FancyArrowPatch(path[-2], path[-1], arrowstyle="-|>",
                                      patchB=box_b, **dict(style, shrinkA=0)))
 
     xs = [p[0] for p in pos.values()] or [0.0]

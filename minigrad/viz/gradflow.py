@@ -11,9 +11,11 @@ over training. Both only use the torch API, so they work on torch models too.
 """
 
 import numpy as np
-from matplotlib.ticker import MaxNLocator
+from matplotlib.ticker import MaxNLocator as _MaxNLocator
 
-from ._common import new_axes as _new_axes, to_numpy
+from ._common import new_axes as _new_axes, to_numpy as _to_numpy
+
+__all__ = ["plot_grad_flow", "GradFlowMonitor"]
 
 
 def plot_grad_flow(named_parameters, ax=None, log=False):
@@ -34,7 +36,7 @@ def plot_grad_flow(named_parameters, ax=None, log=False):
             means.append(np.nan)
             maxes.append(np.nan)
             continue
-        g = np.abs(to_numpy(param.grad).astype(float))
+        g = np.abs(_to_numpy(param.grad).astype(float))
         names.append(name)
         means.append(float(g.mean()) if g.size else 0.0)
         maxes.append(float(g.max()) if g.size else 0.0)
@@ -94,7 +96,7 @@ class GradFlowMonitor:
 
     def _hook_for(self, name):
         def record_grad_norm(param):
-            g = to_numpy(param.grad).astype(float).ravel()
+            g = _to_numpy(param.grad).astype(float).ravel()
             self.history[name].append(float(np.linalg.norm(g, ord=self.ord)))
         return record_grad_norm
 
@@ -113,7 +115,7 @@ class GradFlowMonitor:
                         lw=1.2, label=name)
         if log and any(v > 0 for norms in self.history.values() for v in norms):
             ax.set_yscale("log")
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.xaxis.set_major_locator(_MaxNLocator(integer=True))
         ax.set_xlabel("backward pass")
         ax.set_ylabel(f"‖grad‖ (ord={self.ord})")
         ax.set_title("gradient norms during training")

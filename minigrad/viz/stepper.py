@@ -13,10 +13,15 @@ import io
 
 import matplotlib.figure
 
-from ._common import HOOK_KINDS, NODE_COLORS, escape, hook_name, is_leaf_node, is_node, \
-    is_tensor, kind_color, label_lookup, legend_html, node_label, summarize, to_numpy
-from ..autograd.engine import backward_steps
-from .drawing import draw_graph, graph_nodes
+from ._common import (HOOK_KINDS, NODE_COLORS as _NODE_COLORS, escape as _escape,
+                      hook_name as _hook_name, is_leaf_node as _is_leaf_node, is_node as _is_node,
+                      is_tensor as _is_tensor, kind_color as _kind_color,
+                      label_lookup as _label_lookup, legend_html as _legend_html,
+                      node_label as _node_label, summarize as _summarize, to_numpy as _to_numpy)
+from ..autograd.engine import backward_steps as _backward_steps
+from .drawing import draw_graph as _draw_graph, graph_nodes as _graph_nodes
+
+__all__ = ["EngineStepper", "predict_next", "HOOK_KINDS"]
 
 try:
     import ipywidgets as widgets
@@ -30,12 +35,12 @@ _NOT_STARTED = "the engine has not started: press <b>Step</b>"
 _UINT64_MAX = 2 ** 64 - 1
 
 
-def seq_text(seq):
+def _seq_text(seq):
     """A sequence number as the panels show it: AccumulateGrad's is ``UINT64_MAX``."""
     return "UINT64_MAX" if seq == _UINT64_MAX else str(seq)
 
 
-def node_plan(node):
+def _node_plan(node):
     """The steps the engine takes at ``node``, as ``(kind, hook)`` pairs in its order
     (``call_function``), from the hooks registered now: ``node_start``, tensor hooks,
     ``retain_grad``, pre-hooks, ``apply``, post-accumulate hooks (leaves), post-hooks,
@@ -48,7 +53,7 @@ def node_plan(node):
             steps.append(("retain_grad", None))
     steps += [("pre_hook", h) for h in list((node._pre_hooks or {}).values())]
     steps.append(("apply", None))
-    if is_leaf_node(node):
+    if _is_leaf_node(node):
         hooks = getattr(node.variable, "_post_accumulate_grad_hooks", None) or {}
         steps += [("post_accumulate_hook", h) for h in list(hooks.values())]
     steps += [("post_hook", h) for h in list((node._post_hooks or {}).values())]
@@ -75,7 +80,7 @@ def predict_next(events):
         start = max(i for i, e in enumerate(events) if e.kind == "node_start")
         position = sum(1 for e in events[start:] if e.kind != "capture") - 1
         node = events[start].node
-        plan = node_plan(node)
+        plan = _node_plan(node)
         if position >= len(plan) or plan[position][0] != last.kind or \
                 plan[position][1] is not last.hook:
             raise LookupError("the hooks changed during the pass")
@@ -84,7 +89,7 @@ def predict_next(events):
         return rest[0], hook
     if last.kind == "node_done" and state.queue:
         node = state.queue[0][1]
-        rest = [(kind, node, hook) for kind, hook in node_plan(node)]
+        rest = [(kind, node, hook) for kind, hook in _node_plan(node)]
         return rest[0], next((step for step in rest if step[0] in HOOK_KINDS), None)
     if len(state.callbacks) > n_callbacks:
         step = ("callback", None, state.callbacks[n_callbacks])
@@ -137,7 +142,7 @@ class EngineStepper(widgets.VBox):
         self.labels = labels
         self.figsize = tuple(figsize)
         self.dpi = dpi
-        self._lookup = label_lookup(labels)
+        self._lookup = _label_lookup(labels)
         self._roots = list(roots) if isinstance(roots, (list, tuple)) else \
             ([roots] if roots is not None else None)
         self._saved_grads = []
@@ -153,7 +158,7 @@ class EngineStepper(widgets.VBox):
         self.graph = widgets.Image(format="png")
         self.event_list = widgets.HTML(
             layout=widgets.Layout(max_height="420px", overflow="auto", min_width="320px"))
-        self.legend = widgets.HTML(legend_html())
+        self.legend = widgets.HTML(_legend_html())
         self.next_hook = widgets.HTML()
         self.queue = widgets.HTML()
         self.deps = widgets.HTML()
@@ -189,19 +194,19 @@ class EngineStepper(widgets.VBox):
 
     # ------------------------------------------------------------------ sources
     def _make_factory(self, source, backward_kwargs):
-        if is_tensor(source) and not callable(source):
+        if _is_tensor(source) and not callable(source):
             loss = source
             if self._roots is None:
                 self._roots = [loss]
             # Remember the leaves' grads so Reset can undo the accumulation.
-            for node in graph_nodes(loss):
+            for node in _graph_nodes(loss):
                 var = getattr(node, "variable", None)
                 if var is not None:
                     grad = var.grad
                     self._saved_grads.append((var, None if grad is None else grad.clone()))
             kwargs = dict(backward_kwargs)
             kwargs.setdefault("retain_graph", True)
-            return lambda: backward_steps(loss, **kwargs)
+            return lambda: _backward_steps(loss, **kwargs)
         if backward_kwargs:
             raise TypeError("backward keyword arguments only apply when a loss tensor "
                             f"is given, got {sorted(backward_kwargs)}")
@@ -291,7 +296,7 @@ class EngineStepper(widgets.VBox):
     def _graph_roots(self):
         if self._roots:
             return self._roots
-        nodes = [e.node for e in self.events if is_node(e.node)]
+        nodes = [e.node for e in self.events if _is_node(e.node)]
         return nodes[:1]
 
     def _render_graph(self):
@@ -305,7 +310,7 @@ class EngineStepper(widgets.VBox):
                 node = self.current.node if self.current is not None else None
             else:                        # after node_done the node is done, not running
                 node = [n for n, st in states.items() if st == "running"]
-            draw_graph(*roots, ax=ax, highlight=node, labels=self.labels, fontsize=8,
+            _draw_graph(*roots, ax=ax, highlight=node, labels=self.labels, fontsize=8,
                        states={n: st for n, st in states.items() if st != "running"})
         else:
             ax.text(0.5, 0.5, "press Step to start the backward pass",
@@ -336,10 +341,10 @@ class EngineStepper(widgets.VBox):
         return out
 
     def _label(self, node):
-        return node_label(node, self._lookup, multiline=False)
+        return _node_label(node, self._lookup, multiline=False)
 
     def _swatch(self, state):
-        color = NODE_COLORS.get(state, "#ffffff")
+        color = _NODE_COLORS.get(state, "#ffffff")
         return f' style="background:{color}"'
 
     def _state_panels(self):
@@ -357,26 +362,26 @@ class EngineStepper(widgets.VBox):
         try:
             next_step, next_hook = predict_next(self.events)
         except LookupError as exc:
-            nxt = f"<b>{titles[0]}</b>: <i>cannot tell ({escape(exc)})</i>"
+            nxt = f"<b>{titles[0]}</b>: <i>cannot tell ({_escape(exc)})</i>"
         else:
             if next_hook is None and next_step is None:
                 hook_text = "none: the pass ends"
             elif next_hook is None:
-                at = escape(self._label(next_step[1])) if next_step[1] is not None else ""
+                at = _escape(self._label(next_step[1])) if next_step[1] is not None else ""
                 hook_text = (f"none at {at}, the next node" if event.kind == "node_done"
                              else f"none left at {at} (then the queue decides)")
             else:
                 kind, node, hook = next_hook
-                where = "" if node is None else f" at {escape(self._label(node))}"
-                hook_text = (f'<code class="hook">{escape(hook_name(hook))}</code> '
-                             f'(<span class="kind" style="color:{kind_color(kind)}">'
-                             f"{escape(kind)}</span>{where})")
+                where = "" if node is None else f" at {_escape(self._label(node))}"
+                hook_text = (f'<code class="hook">{_escape(_hook_name(hook))}</code> '
+                             f'(<span class="kind" style="color:{_kind_color(kind)}">'
+                             f"{_escape(kind)}</span>{where})")
             if next_step is None:
                 step_text = "the pass ends"
             else:
                 kind, node, _ = next_step
-                where = "" if node is None else f" {escape(self._label(node))}"
-                step_text = f"{escape(kind)}{where}"
+                where = "" if node is None else f" {_escape(self._label(node))}"
+                step_text = f"{_escape(kind)}{where}"
             nxt = (f'<b>{titles[0]}</b>: <span class="next-hook">{hook_text}</span><br>\n'
                    f'<span style="color:#555">next step: <span class="next-step">'
                    f"{step_text}</span></span>")
@@ -384,21 +389,21 @@ class EngineStepper(widgets.VBox):
         if state.queue:
             items = "".join(
                 f'<li{self._swatch("ready")}><span class="node">'
-                f'{escape(self._label(node))}</span> <span class="seq">seq '
-                f"{seq_text(seq)}</span></li>\n" for seq, node, _ in state.queue)
+                f'{_escape(self._label(node))}</span> <span class="seq">seq '
+                f"{_seq_text(seq)}</span></li>\n" for seq, node, _ in state.queue)
             queue = f"<b>{titles[1]}</b>\n<ol style=\"margin:0;padding-left:2em\">{items}</ol>"
         else:
             queue = f"<b>{titles[1]}</b>: <i>empty</i>"
 
         rows = "".join(
             f'<tr{self._swatch(states.get(node))}><td class="node" {cell}>'
-            f'{escape(self._label(node))}</td>\n<td class="count" {cell}>{count}</td></tr>\n'
+            f'{_escape(self._label(node))}</td>\n<td class="count" {cell}>{count}</td></tr>\n'
             for node, count in state.dependencies.items())
         deps = (f"<b>{titles[2]}</b>\n<table>{rows}</table>" if rows
                 else f"<b>{titles[2]}</b>: <i>none (the root only)</i>")
 
         def grads(buffer):
-            return ", ".join("&mdash;" if g is None else escape(summarize(to_numpy(g)))
+            return ", ".join("&mdash;" if g is None else _escape(_summarize(_to_numpy(g)))
                              for g in buffer)
         running = [e for e in self.events if e.kind == "node_start"][-1:] \
             if states.get(event.node) == "running" else []
@@ -406,7 +411,7 @@ class EngineStepper(widgets.VBox):
                [(node, buf, "ready") for _, node, buf in state.queue] + \
                [(node, buf, "waiting") for node, buf in state.buffers.items()]
         rows = "".join(
-            f'<tr{self._swatch(st)}><td class="node" {cell}>{escape(self._label(node))}'
+            f'<tr{self._swatch(st)}><td class="node" {cell}>{_escape(self._label(node))}'
             f'</td>\n<td class="grads" {cell}>{grads(buf)}</td></tr>\n' for node, buf, st in held)
         buffers = (f"<b>{titles[3]}</b>\n<table>{rows}</table>" if rows
                    else f"<b>{titles[3]}</b>: <i>none held</i>")
@@ -414,32 +419,32 @@ class EngineStepper(widgets.VBox):
 
     def _event_html(self, i, event, current):
         style = ' style="background:#ffe2b0;font-weight:bold"' if current else ""
-        parts = [f'<span class="kind" style="border-left:0.8em solid {kind_color(event.kind)};'
-                 f'padding-left:0.3em">{escape(event.kind)}</span>',
-                 escape(node_label(event.node, self._lookup, multiline=False))]
-        name = hook_name(event.hook)
+        parts = [f'<span class="kind" style="border-left:0.8em solid {_kind_color(event.kind)};'
+                 f'padding-left:0.3em">{_escape(event.kind)}</span>',
+                 _escape(_node_label(event.node, self._lookup, multiline=False))]
+        name = _hook_name(event.hook)
         if name is not None:
-            parts.append(f"hook=<code>{escape(name)}</code>")
+            parts.append(f"hook=<code>{_escape(name)}</code>")
         if event.args is not None and not (isinstance(event.args, tuple) and not event.args):
-            parts.append(f'<span style="color:#555">{escape(summarize(event.args))}</span>')
+            parts.append(f'<span style="color:#555">{_escape(_summarize(event.args))}</span>')
         result = getattr(event, "result", None)  # what the hook or formula returned
         if result is not None:
-            parts.append(f'<span style="color:#555">&rarr; {escape(summarize(result))}</span>')
+            parts.append(f'<span style="color:#555">&rarr; {_escape(_summarize(result))}</span>')
         return f"<li{style}>{' '.join(parts)}</li>"
 
     def _refresh(self):
         n = len(self.events)
         if self.error is not None:
             text = (f'<span style="color:#b00020">stopped after {n} events: '
-                    f"{escape(type(self.error).__name__)}: {escape(self.error)}</span>")
+                    f"{_escape(type(self.error).__name__)}: {_escape(self.error)}</span>")
         elif self.done:
             text = f"<b>done</b>: the backward pass finished after {n} events"
         elif n == 0:
             text = "ready: press <b>Step</b> to run the engine's first step"
         else:
             ev = self.current
-            text = (f"step {n}: <b>{escape(ev.kind)}</b> at "
-                    f"{escape(node_label(ev.node, self._lookup, multiline=False))}")
+            text = (f"step {n}: <b>{_escape(ev.kind)}</b> at "
+                    f"{_escape(_node_label(ev.node, self._lookup, multiline=False))}")
         self.status.value = text
         items = "".join(self._event_html(i, e, i == n)
                         for i, e in enumerate(self.events, start=1))

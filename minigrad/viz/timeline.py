@@ -14,14 +14,17 @@ handed on (``node_done``). Final callbacks (``queue_callback``) come last.
 Both are deterministic: node names and hook names, never ids or addresses.
 """
 
-from matplotlib.lines import Line2D
+from matplotlib.lines import Line2D as _Line2D
 
-from ..autograd.engine import EVENT_KINDS
+from ..autograd.engine import EVENT_KINDS as _EVENT_KINDS
 
-from ._common import KIND_COLORS, OTHER_KIND_COLOR, hook_name, label_lookup, new_axes, \
-    node_label, summarize
+from ._common import (KIND_COLORS as _KIND_COLORS, OTHER_KIND_COLOR as _OTHER_KIND_COLOR,
+                      hook_name as _hook_name, label_lookup as _label_lookup, new_axes as _new_axes,
+                      node_label as _node_label, summarize as _summarize)
 
-KINDS = EVENT_KINDS      # the order events can occur for one node
+__all__ = ["format_events", "hook_timeline", "KINDS", "KIND_STYLE"]
+
+KINDS = _EVENT_KINDS      # the order events can occur for one node
 
 _MARKERS = {
     "node_start": "o", "tensor_hook": "s", "retain_grad": "D", "capture": "X",
@@ -29,8 +32,8 @@ _MARKERS = {
     "node_done": "o", "callback": "*",
 }
 # Colours: the package's one legend (viz._common.KIND_COLORS), shared with the stepper.
-KIND_STYLE = {kind: dict(marker=_MARKERS[kind], color=KIND_COLORS[kind]) for kind in KINDS}
-_OTHER_STYLE = dict(marker="d", color=OTHER_KIND_COLOR)
+KIND_STYLE = {kind: dict(marker=_MARKERS[kind], color=_KIND_COLORS[kind]) for kind in KINDS}
+_OTHER_STYLE = dict(marker="d", color=_OTHER_KIND_COLOR)
 
 
 def _kind_order(kinds):
@@ -48,19 +51,19 @@ def format_events(events, labels=None, show_args=False):
     summary of ``args`` (tensor values rounded, or shapes).
     """
     events = list(events)
-    lookup = label_lookup(labels)
-    names = [node_label(e.node, lookup, multiline=False) for e in events]
+    lookup = _label_lookup(labels)
+    names = [_node_label(e.node, lookup, multiline=False) for e in events]
     wi = len(str(len(events)))
     wk = max((len(e.kind) for e in events), default=0)
     wn = max((len(n) for n in names), default=0)
     lines = []
     for i, (event, name) in enumerate(zip(events, names), start=1):
         line = f"{i:>{wi}}. {event.kind:<{wk}} {name:<{wn}}"
-        hook = hook_name(event.hook)
+        hook = _hook_name(event.hook)
         if hook is not None:
             line += f"  hook={hook}"
         if show_args:
-            line += f"  args={summarize(event.args)}"
+            line += f"  args={_summarize(event.args)}"
         lines.append(line.rstrip())
     return lines
 
@@ -75,16 +78,16 @@ def hook_timeline(events, ax=None, labels=None):
     one scatter collection per kind present.
     """
     events = list(events)
-    lookup = label_lookup(labels)
+    lookup = _label_lookup(labels)
     rows, row_names = {}, []
     for event in events:
         key = id(event.node) if event.node is not None else None
         if key not in rows:
             rows[key] = len(rows)
-            row_names.append(node_label(event.node, lookup, multiline=False))
+            row_names.append(_node_label(event.node, lookup, multiline=False))
 
     if ax is None:
-        ax = new_axes((max(5.0, 0.3 * len(events) + 3.5), max(2.0, 0.4 * len(rows) + 1.2)))
+        ax = _new_axes((max(5.0, 0.3 * len(events) + 3.5), max(2.0, 0.4 * len(rows) + 1.2)))
 
     for y in range(len(rows)):
         ax.axhline(y, color="#eeeeee", lw=0.8, zorder=0)
@@ -100,7 +103,7 @@ def hook_timeline(events, ax=None, labels=None):
         xs, ys = zip(*by_kind[kind])
         ax.scatter(xs, ys, s=55, marker=style["marker"], color=style["color"],
                    edgecolors="#333333", linewidths=0.5, zorder=3)
-        handles.append(Line2D([], [], ls="", marker=style["marker"], color=style["color"],
+        handles.append(_Line2D([], [], ls="", marker=style["marker"], color=style["color"],
                               markeredgecolor="#333333", markeredgewidth=0.5,
                               markersize=7, label=kind))
 

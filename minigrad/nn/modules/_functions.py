@@ -6,7 +6,7 @@ import warnings
 
 from ... import _tensor_class, grad_mode
 from ...autograd.function import Function
-from ...utils.hooks import first_frame_outside_minigrad
+from ...utils.hooks import _first_frame_outside_minigrad
 
 __all__ = ["BackwardHookFunction", "BackwardHook"]
 
@@ -151,7 +151,7 @@ class BackwardHook:
                         "to module outputs since no inputs require gradients. See "
                         "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
                         "#torch.nn.Module.register_full_backward_hook for more details.",
-                        stacklevel=first_frame_outside_minigrad())
+                        stacklevel=_first_frame_outside_minigrad())
                     grad_inputs = self._pack_with_none([], [], self.n_inputs)
                     for user_hook in self.user_hooks:
                         res = user_hook(self.module, grad_inputs, self.grad_outputs)

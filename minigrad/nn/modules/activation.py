@@ -1,9 +1,11 @@
 """Activations (``torch/nn/modules/activation.py``)."""
 from .. import functional as F
-from .module import Module
+from .module import Module as _Module
+
+__all__ = ["ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax"]
 
 
-class ReLU(Module):
+class ReLU(_Module):
     def __init__(self, inplace=False):
         super().__init__()
         self.inplace = inplace
@@ -15,7 +17,7 @@ class ReLU(Module):
         return "inplace=True" if self.inplace else ""
 
 
-class GELU(Module):
+class GELU(_Module):
     """``nn.GELU(approximate="none")``: ``x * Phi(x)``."""
 
     def __init__(self, approximate="none"):
@@ -29,17 +31,17 @@ class GELU(Module):
         return f"approximate={self.approximate!r}"
 
 
-class Tanh(Module):
+class Tanh(_Module):
     def forward(self, input):
         return input.tanh()
 
 
-class Sigmoid(Module):
+class Sigmoid(_Module):
     def forward(self, input):
         return input.sigmoid()
 
 
-class Softmax(Module):
+class Softmax(_Module):
     def __init__(self, dim=None):
         super().__init__()
         self.dim = dim

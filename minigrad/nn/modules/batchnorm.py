@@ -10,16 +10,16 @@ case the batch statistics are used in both modes.
 """
 import numpy as np
 
-from ..._tensor import Tensor
+from ..._tensor import Tensor as _Tensor
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
-from .module import Module
+from ..parameter import Parameter as _Parameter
+from .module import Module as _Module
 
 __all__ = ["BatchNorm1d", "BatchNorm2d"]
 
 
-class _BatchNorm(Module):
+class _BatchNorm(_Module):
     """What ``BatchNorm1d`` and ``BatchNorm2d`` share (PyTorch's ``_NormBase`` and
     ``_BatchNorm``); the subclasses only check the input's number of dims."""
 
@@ -36,18 +36,18 @@ class _BatchNorm(Module):
         self.affine = affine
         self.track_running_stats = track_running_stats
         if affine:
-            self.weight = Parameter(Tensor._wrap(np.empty(num_features, dtype=np_dtype)))
+            self.weight = _Parameter(_Tensor._wrap(np.empty(num_features, dtype=np_dtype)))
             if bias:
-                self.bias = Parameter(Tensor._wrap(np.empty(num_features, dtype=np_dtype)))
+                self.bias = _Parameter(_Tensor._wrap(np.empty(num_features, dtype=np_dtype)))
             else:
                 self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
         if track_running_stats:
-            self.register_buffer("running_mean", Tensor._wrap(np.zeros(num_features, dtype=np_dtype)))
-            self.register_buffer("running_var", Tensor._wrap(np.ones(num_features, dtype=np_dtype)))
-            self.register_buffer("num_batches_tracked", Tensor._wrap(np.array(0, dtype=np.int64)))
+            self.register_buffer("running_mean", _Tensor._wrap(np.zeros(num_features, dtype=np_dtype)))
+            self.register_buffer("running_var", _Tensor._wrap(np.ones(num_features, dtype=np_dtype)))
+            self.register_buffer("num_batches_tracked", _Tensor._wrap(np.array(0, dtype=np.int64)))
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)

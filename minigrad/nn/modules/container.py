@@ -1,19 +1,21 @@
 """``Sequential``, ``ModuleList``, ``ModuleDict`` (``torch/nn/modules/container.py``)."""
 import operator
-from collections import OrderedDict
-from itertools import islice
+from collections import OrderedDict as _OrderedDict
+from itertools import islice as _islice
 
-from .module import Module
+from .module import Module as _Module
+
+__all__ = ["Sequential", "ModuleList", "ModuleDict"]
 
 
-class Sequential(Module):
+class Sequential(_Module):
     """``nn.Sequential(*modules)`` or ``nn.Sequential(OrderedDict(name=module))``:
     calls its children in order. Supports ``len``, iteration, ``seq[i]`` and
     ``seq[a:b]`` (a new Sequential)."""
 
     def __init__(self, *args):
         super().__init__()
-        if len(args) == 1 and isinstance(args[0], OrderedDict):
+        if len(args) == 1 and isinstance(args[0], _OrderedDict):
             for key, module in args[0].items():
                 self.add_module(key, module)
         else:
@@ -26,11 +28,11 @@ class Sequential(Module):
         if not -size <= idx < size:
             raise IndexError(f"index {idx} is out of range")
         idx %= size
-        return next(islice(iterator, idx, None))
+        return next(_islice(iterator, idx, None))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
-            return self.__class__(OrderedDict(list(self._modules.items())[idx]))
+            return self.__class__(_OrderedDict(list(self._modules.items())[idx]))
         return self._get_item_by_idx(self._modules.values(), idx)
 
     def __setitem__(self, idx, module):
@@ -65,7 +67,7 @@ class Sequential(Module):
         return input
 
 
-class ModuleList(Module):
+class ModuleList(_Module):
     """``nn.ModuleList``: a list whose modules are registered (their parameters show
     in ``parameters()``). It has no ``forward``."""
 
@@ -130,7 +132,7 @@ class ModuleList(Module):
         return main_str + ")"
 
 
-class ModuleDict(Module):
+class ModuleDict(_Module):
     """``nn.ModuleDict``: a dict of registered modules."""
 
     def __init__(self, modules=None):

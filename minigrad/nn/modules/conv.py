@@ -2,13 +2,15 @@
 import math
 
 from .. import functional as F
-from ..parameter import Parameter
+from ..parameter import Parameter as _Parameter
 from .linear import _uniform
-from .module import Module
+from .module import Module as _Module
 from .utils import _pair
 
+__all__ = ["Conv2d"]
 
-class Conv2d(Module):
+
+class Conv2d(_Module):
     """``nn.Conv2d(in_channels, out_channels, kernel_size, stride=1, padding=0,
     dilation=1, groups=1, bias=True)`` (``groups=1`` and ``padding_mode="zeros"``
     only). PyTorch's initialisation bounds, minigrad's generator."""
@@ -28,9 +30,9 @@ class Conv2d(Module):
         self.padding_mode = padding_mode
         fan_in = in_channels * self.kernel_size[0] * self.kernel_size[1]
         bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
-        self.weight = Parameter(_uniform((out_channels, in_channels, *self.kernel_size), bound))
+        self.weight = _Parameter(_uniform((out_channels, in_channels, *self.kernel_size), bound))
         if bias:
-            self.bias = Parameter(_uniform((out_channels,), bound))
+            self.bias = _Parameter(_uniform((out_channels,), bound))
         else:
             self.register_parameter("bias", None)
 

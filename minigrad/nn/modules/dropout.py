@@ -1,9 +1,11 @@
 """``Dropout`` (``torch/nn/modules/dropout.py``)."""
 from .. import functional as F
-from .module import Module
+from .module import Module as _Module
+
+__all__ = ["Dropout"]
 
 
-class Dropout(Module):
+class Dropout(_Module):
     """``nn.Dropout(p=0.5)``: random zeros while training (minigrad's generator),
     the identity after ``eval()``."""
 

@@ -1,8 +1,10 @@
 """``Flatten`` (``torch/nn/modules/flatten.py``)."""
-from .module import Module
+from .module import Module as _Module
+
+__all__ = ["Flatten"]
 
 
-class Flatten(Module):
+class Flatten(_Module):
     """``nn.Flatten(start_dim=1, end_dim=-1)``: keeps the batch dimension."""
 
     def __init__(self, start_dim=1, end_dim=-1):

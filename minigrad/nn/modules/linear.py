@@ -4,18 +4,20 @@ import math
 import numpy as np
 
 from ... import _creation
-from ..._tensor import Tensor
+from ..._tensor import Tensor as _Tensor
 from .. import functional as F
-from ..parameter import Parameter
-from .module import Module
+from ..parameter import Parameter as _Parameter
+from .module import Module as _Module
+
+__all__ = ["Identity", "Linear"]
 
 
 def _uniform(shape, bound, dtype=np.float32):
     """U(-bound, bound) from minigrad's generator (``manual_seed`` controls it)."""
-    return Tensor._wrap(_creation._rng().uniform(-bound, bound, size=shape).astype(dtype))
+    return _Tensor._wrap(_creation._rng().uniform(-bound, bound, size=shape).astype(dtype))
 
 
-class Identity(Module):
+class Identity(_Module):
     """``nn.Identity``: returns its input (arguments are accepted and ignored)."""
 
     def __init__(self, *args, **kwargs):
@@ -25,7 +27,7 @@ class Identity(Module):
         return input
 
 
-class Linear(Module):
+class Linear(_Module):
     """``nn.Linear(in_features, out_features, bias=True)``: ``y = x @ W.T + b``.
 
     Initialised as PyTorch does (``kaiming_uniform_(a=sqrt(5))``, i.e. weight and bias
@@ -38,9 +40,9 @@ class Linear(Module):
         self.in_features = in_features
         self.out_features = out_features
         bound = 1.0 / math.sqrt(in_features) if in_features > 0 else 0.0
-        self.weight = Parameter(_uniform((out_features, in_features), bound))
+        self.weight = _Parameter(_uniform((out_features, in_features), bound))
         if bias:
-            self.bias = Parameter(_uniform((out_features,), bound))
+            self.bias = _Parameter(_uniform((out_features,), bound))
         else:
             self.register_parameter("bias", None)
 

@@ -1,9 +1,11 @@
 """Losses (``torch/nn/modules/loss.py``)."""
 from .. import functional as F
-from .module import Module
+from .module import Module as _Module
+
+__all__ = ["MSELoss", "NLLLoss", "CrossEntropyLoss"]
 
 
-class _Loss(Module):
+class _Loss(_Module):
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
         self.reduction = F._reduction(size_average, reduce, reduction)

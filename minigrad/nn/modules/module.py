@@ -20,14 +20,14 @@ adds another during a call does not change that call (scenario s57 in tests/diff
 import functools
 import warnings
 import weakref
-from collections import OrderedDict, namedtuple
+from collections import OrderedDict as _OrderedDict, namedtuple as _namedtuple
 
 import numpy as np
 
-from ..._tensor import Size, Tensor
-from ...utils.hooks import RemovableHandle
-from ._functions import BackwardHook
-from ..parameter import Buffer, Parameter
+from ..._tensor import Size as _Size, Tensor as _Tensor
+from ...utils.hooks import RemovableHandle as _RemovableHandle
+from ._functions import BackwardHook as _BackwardHook
+from ..parameter import Buffer as _Buffer, Parameter as _Parameter
 
 __all__ = [
     "Module", "register_module_forward_pre_hook", "register_module_forward_hook",
@@ -36,19 +36,19 @@ __all__ = [
 ]
 
 # --- global hooks: they run before every module's own hooks of the same kind ----------
-_global_backward_pre_hooks = OrderedDict()
-_global_backward_hooks = OrderedDict()
+_global_backward_pre_hooks = _OrderedDict()
+_global_backward_hooks = _OrderedDict()
 _global_is_full_backward_hook = None        # None: no kind chosen yet; then sticky
-_global_forward_pre_hooks = OrderedDict()
-_global_forward_hooks = OrderedDict()
-_global_forward_hooks_always_called = OrderedDict()
-_global_forward_hooks_with_kwargs = OrderedDict()
+_global_forward_pre_hooks = _OrderedDict()
+_global_forward_hooks = _OrderedDict()
+_global_forward_hooks_always_called = _OrderedDict()
+_global_forward_hooks_with_kwargs = _OrderedDict()
 
 
 def register_module_forward_pre_hook(hook):
     """``torch.nn.modules.module.register_module_forward_pre_hook``: ``hook(module, args)``
     before the forward of *every* module, before the module's own pre-hooks."""
-    handle = RemovableHandle(_global_forward_pre_hooks)
+    handle = _RemovableHandle(_global_forward_pre_hooks)
     _global_forward_pre_hooks[handle.id] = hook
     return handle
 
@@ -56,7 +56,7 @@ def register_module_forward_pre_hook(hook):
 def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
     """``register_module_forward_hook``: ``hook(module, args, output)`` after the forward
     of every module, before the module's own forward hooks."""
-    handle = RemovableHandle(_global_forward_hooks,
+    handle = _RemovableHandle(_global_forward_hooks,
                              extra_dict=[_global_forward_hooks_always_called,
                                          _global_forward_hooks_with_kwargs])
     _global_forward_hooks[handle.id] = hook
@@ -70,7 +70,7 @@ def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
 def register_module_full_backward_pre_hook(hook):
     """``register_module_full_backward_pre_hook``: ``hook(module, grad_output)`` for every
     module, before the module's own backward pre-hooks."""
-    handle = RemovableHandle(_global_backward_pre_hooks)
+    handle = _RemovableHandle(_global_backward_pre_hooks)
     _global_backward_pre_hooks[handle.id] = hook
     return handle
 
@@ -83,7 +83,7 @@ def register_module_full_backward_hook(hook):
         raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
                            "global Module hook. Please use only one of them.")
     _global_is_full_backward_hook = True
-    handle = RemovableHandle(_global_backward_hooks)
+    handle = _RemovableHandle(_global_backward_hooks)
     _global_backward_hooks[handle.id] = hook
     return handle
 
@@ -95,7 +95,7 @@ def register_module_backward_hook(hook):
         raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
                            "global Module hook. Please use only one of them.")
     _global_is_full_backward_hook = False
-    handle = RemovableHandle(_global_backward_hooks)
+    handle = _RemovableHandle(_global_backward_hooks)
     _global_backward_hooks[handle.id] = hook
     return handle
 
@@ -120,7 +120,7 @@ class _WrappedHook:
         return self.hook(*args)
 
 
-class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+class _IncompatibleKeys(_namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     """What ``load_state_dict`` returns."""
 
     def __repr__(self):
@@ -159,18 +159,18 @@ class Module:
         # not exist yet: set them directly, as PyTorch does with super().__setattr__.
         set_attr = object.__setattr__
         set_attr(self, "training", True)
-        set_attr(self, "_parameters", OrderedDict())
-        set_attr(self, "_buffers", OrderedDict())
+        set_attr(self, "_parameters", _OrderedDict())
+        set_attr(self, "_buffers", _OrderedDict())
         set_attr(self, "_non_persistent_buffers_set", set())
-        set_attr(self, "_modules", OrderedDict())
-        set_attr(self, "_backward_pre_hooks", OrderedDict())
-        set_attr(self, "_backward_hooks", OrderedDict())
+        set_attr(self, "_modules", _OrderedDict())
+        set_attr(self, "_backward_pre_hooks", _OrderedDict())
+        set_attr(self, "_backward_hooks", _OrderedDict())
         set_attr(self, "_is_full_backward_hook", None)
-        set_attr(self, "_forward_hooks", OrderedDict())
-        set_attr(self, "_forward_hooks_with_kwargs", OrderedDict())
-        set_attr(self, "_forward_hooks_always_called", OrderedDict())
-        set_attr(self, "_forward_pre_hooks", OrderedDict())
-        set_attr(self, "_forward_pre_hooks_with_kwargs", OrderedDict())
+        set_attr(self, "_forward_hooks", _OrderedDict())
+        set_attr(self, "_forward_hooks_with_kwargs", _OrderedDict())
+        set_attr(self, "_forward_hooks_always_called", _OrderedDict())
+        set_attr(self, "_forward_pre_hooks", _OrderedDict())
+        set_attr(self, "_forward_pre_hooks_with_kwargs", _OrderedDict())
 
     # --- registration ----------------------------------------------------------------
     def register_parameter(self, name, param):
@@ -184,7 +184,7 @@ class Module:
             raise KeyError('parameter name can\'t be empty string ""')
         if hasattr(self, name) and name not in self._parameters:
             raise KeyError(f"attribute '{name}' already exists")
-        if param is not None and not isinstance(param, Parameter):
+        if param is not None and not isinstance(param, _Parameter):
             raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
                             "(torch.nn.Parameter or None required)")
         self._parameters[name] = param
@@ -200,7 +200,7 @@ class Module:
             raise KeyError('buffer name can\'t be empty string ""')
         if hasattr(self, name) and name not in self._buffers:
             raise KeyError(f"attribute '{name}' already exists")
-        if tensor is not None and not isinstance(tensor, Tensor):
+        if tensor is not None and not isinstance(tensor, _Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
         self._buffers[name] = tensor
@@ -234,7 +234,7 @@ class Module:
                         d.discard(name)
 
         params = self.__dict__.get("_parameters")
-        if isinstance(value, Parameter):
+        if isinstance(value, _Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
             remove_from(self.__dict__, self._buffers, self._modules, self._non_persistent_buffers_set)
@@ -259,13 +259,13 @@ class Module:
                 modules[name] = value
             else:
                 buffers = self.__dict__.get("_buffers")
-                if isinstance(value, Buffer) or (buffers is not None and name in buffers):
-                    if value is not None and not isinstance(value, Tensor):
+                if isinstance(value, _Buffer) or (buffers is not None and name in buffers):
+                    if value is not None and not isinstance(value, _Tensor):
                         raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
                                         "(torch.nn.Buffer, torch.Tensor or None expected)")
                     if buffers is None:
                         raise AttributeError("cannot assign buffer before Module.__init__() call")
-                    if isinstance(value, Buffer):       # nn.Buffer(...): registers itself
+                    if isinstance(value, _Buffer):       # nn.Buffer(...): registers itself
                         persistent = value.persistent
                     else:                               # re-assigning keeps persistence
                         persistent = name not in self._non_persistent_buffers_set
@@ -314,7 +314,7 @@ class Module:
         if not hasattr(mod, name):
             raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
         param = getattr(mod, name)
-        if not isinstance(param, Parameter):
+        if not isinstance(param, _Parameter):
             raise AttributeError(f"`{name}` is not an nn.Parameter")
         return param
 
@@ -417,7 +417,7 @@ class Module:
                 if p is not None:
                     p._array = fn(p._array)
                     if p.grad is not None:
-                        p.grad = Tensor._wrap(fn(p.grad._array))
+                        p.grad = _Tensor._wrap(fn(p.grad._array))
             for key, b in module._buffers.items():
                 if b is not None:
                     b._array = fn(b._array)
@@ -456,7 +456,7 @@ class Module:
         """An ``OrderedDict`` from PyTorch's dotted names (``0.weight``, ``fc.bias``)
         to detached tensors sharing the parameters' data."""
         if destination is None:
-            destination = OrderedDict()
+            destination = _OrderedDict()
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
@@ -476,11 +476,11 @@ class Module:
             if key not in state_dict:
                 continue
             value = state_dict[key]
-            array = value._array if isinstance(value, Tensor) else np.asarray(value)
+            array = value._array if isinstance(value, _Tensor) else np.asarray(value)
             if array.shape != target._array.shape:
                 errors.append(f"size mismatch for {key}: copying a param with shape "
-                              f"{Size(array.shape)!r} from checkpoint, the shape in current model "
-                              f"is {Size(target._array.shape)!r}.")
+                              f"{_Size(array.shape)!r} from checkpoint, the shape in current model "
+                              f"is {_Size(target._array.shape)!r}.")
                 continue
             target._array[...] = array
             target._version_counter[0] += 1
@@ -502,7 +502,7 @@ class Module:
         1-tuple); with ``with_kwargs``: ``hook(module, args, kwargs) -> None |
         (new_args, new_kwargs)``. ``prepend`` puts it first among this module's
         pre-hooks (global ones still run before)."""
-        handle = RemovableHandle(self._forward_pre_hooks,
+        handle = _RemovableHandle(self._forward_pre_hooks,
                                  extra_dict=self._forward_pre_hooks_with_kwargs)
         self._forward_pre_hooks[handle.id] = hook
         if with_kwargs:
@@ -515,7 +515,7 @@ class Module:
         """``hook(module, args, output) -> None | new_output`` (``hook(module, args,
         kwargs, output)`` with ``with_kwargs``). ``always_call``: also run when forward
         raised (with ``output=None``); the exception still propagates."""
-        handle = RemovableHandle(self._forward_hooks,
+        handle = _RemovableHandle(self._forward_hooks,
                                  extra_dict=[self._forward_hooks_with_kwargs,
                                              self._forward_hooks_always_called])
         self._forward_hooks[handle.id] = hook
@@ -531,7 +531,7 @@ class Module:
         """``hook(module, grad_output) -> None | new_grad_output``: runs when the
         gradients w.r.t. the module's outputs are ready; a returned tuple (same length)
         is what flows into the module."""
-        handle = RemovableHandle(self._backward_pre_hooks)
+        handle = _RemovableHandle(self._backward_pre_hooks)
         self._backward_pre_hooks[handle.id] = hook
         if prepend:
             self._backward_pre_hooks.move_to_end(handle.id, last=False)
@@ -545,7 +545,7 @@ class Module:
             raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a "
                                "single Module. Please use only one of them.")
         self._is_full_backward_hook = True
-        handle = RemovableHandle(self._backward_hooks)
+        handle = _RemovableHandle(self._backward_hooks)
         self._backward_hooks[handle.id] = hook
         if prepend:
             self._backward_hooks.move_to_end(handle.id, last=False)
@@ -560,7 +560,7 @@ class Module:
             raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a "
                                "single Module. Please use only one of them.")
         self._is_full_backward_hook = False
-        handle = RemovableHandle(self._backward_hooks)
+        handle = _RemovableHandle(self._backward_hooks)
         self._backward_hooks[handle.id] = hook
         return handle
 
@@ -580,8 +580,8 @@ class Module:
         return [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
 
     def _maybe_warn_non_full_backward_hook(self, inputs, result, grad_fn):
-        if not isinstance(result, Tensor):
-            if not (isinstance(result, tuple) and all(isinstance(r, Tensor) for r in result)):
+        if not isinstance(result, _Tensor):
+            if not (isinstance(result, tuple) and all(isinstance(r, _Tensor) for r in result)):
                 warnings.warn("Using non-full backward hooks on a Module that does not return a "
                               "single Tensor or a tuple of Tensors is deprecated and will be removed "
                               "in future versions. This hook will be missing some of the grad_output. "
@@ -590,8 +590,8 @@ class Module:
                 return
         else:
             result = (result,)
-        if not isinstance(inputs, Tensor):
-            if not (isinstance(inputs, tuple) and all(isinstance(i, Tensor) for i in inputs)):
+        if not isinstance(inputs, _Tensor):
+            if not (isinstance(inputs, tuple) and all(isinstance(i, _Tensor) for i in inputs)):
                 warnings.warn("Using non-full backward hooks on a Module that does not take as input a "
                               "single Tensor or a tuple of Tensors is deprecated and will be removed "
                               "in future versions. This hook will be missing some of the grad_input. "
@@ -663,7 +663,7 @@ class Module:
 
             bw_hook = None
             if full_backward_hooks or backward_pre_hooks:
-                bw_hook = BackwardHook(self, full_backward_hooks, backward_pre_hooks)
+                bw_hook = _BackwardHook(self, full_backward_hooks, backward_pre_hooks)
                 args = bw_hook.setup_input_hook(args)
 
             result = forward_call(*args, **kwargs)
@@ -681,16 +681,16 @@ class Module:
                         result = hook_result
 
             if bw_hook:
-                if not isinstance(result, (Tensor, tuple)):
+                if not isinstance(result, (_Tensor, tuple)):
                     warnings.warn("For backward hooks to be called, module output should be a Tensor "
                                   f"or a tuple of Tensors but received {type(result)}")
                 result = bw_hook.setup_output_hook(result)
 
             if non_full_backward_hooks:
                 var = result
-                while not isinstance(var, Tensor):
+                while not isinstance(var, _Tensor):
                     if isinstance(var, dict):
-                        var = next(v for v in var.values() if isinstance(v, Tensor))
+                        var = next(v for v in var.values() if isinstance(v, _Tensor))
                     else:
                         var = var[0]
                 grad_fn = var.grad_fn
@@ -765,7 +765,7 @@ class Module:
 
 
 def _typename(obj):
-    if isinstance(obj, Tensor):
+    if isinstance(obj, _Tensor):
         return obj.type()
     return type(obj).__module__ + "." + type(obj).__qualname__ \
         if type(obj).__module__ not in ("builtins",) else type(obj).__name__

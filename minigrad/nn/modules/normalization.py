@@ -1,13 +1,15 @@
 """``LayerNorm`` (``torch/nn/modules/normalization.py``)."""
 import numpy as np
 
-from ..._tensor import Tensor
+from ..._tensor import Tensor as _Tensor
 from .. import functional as F
-from ..parameter import Parameter
-from .module import Module
+from ..parameter import Parameter as _Parameter
+from .module import Module as _Module
+
+__all__ = ["LayerNorm"]
 
 
-class LayerNorm(Module):
+class LayerNorm(_Module):
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True):
         super().__init__()
         if isinstance(normalized_shape, int):
@@ -16,9 +18,9 @@ class LayerNorm(Module):
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:
-            self.weight = Parameter(Tensor._wrap(np.ones(self.normalized_shape, dtype=np.float32)))
+            self.weight = _Parameter(_Tensor._wrap(np.ones(self.normalized_shape, dtype=np.float32)))
             if bias:
-                self.bias = Parameter(Tensor._wrap(np.zeros(self.normalized_shape, dtype=np.float32)))
+                self.bias = _Parameter(_Tensor._wrap(np.zeros(self.normalized_shape, dtype=np.float32)))
             else:
                 self.register_parameter("bias", None)
         else:

@@ -1,10 +1,12 @@
 """``MaxPool2d`` (``torch/nn/modules/pooling.py``): one ``MaxPool2DWithIndicesBackward0`` op;
 ``AdaptiveAvgPool2d`` (output size 1: global average pooling)."""
 from .. import functional as F
-from .module import Module
+from .module import Module as _Module
+
+__all__ = ["MaxPool2d", "AdaptiveAvgPool2d"]
 
 
-class MaxPool2d(Module):
+class MaxPool2d(_Module):
     """``nn.MaxPool2d(kernel_size, stride=None, padding=0, dilation=1,
     return_indices=False, ceil_mode=False)``; ``stride`` defaults to ``kernel_size``."""
 
@@ -27,7 +29,7 @@ class MaxPool2d(Module):
                 "ceil_mode={ceil_mode}").format(**self.__dict__)
 
 
-class AdaptiveAvgPool2d(Module):
+class AdaptiveAvgPool2d(_Module):
     """``nn.AdaptiveAvgPool2d(output_size)``; minigrad supports ``output_size=1``."""
 
     def __init__(self, output_size):

@@ -1,13 +1,15 @@
 """``Embedding`` (``torch/nn/modules/sparse.py``): a lookup table, one ``EmbeddingBackward0`` op."""
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter as _Parameter
 from ... import _creation
-from ...grad_mode import no_grad
-from .module import Module
+from ...grad_mode import no_grad as _no_grad
+from .module import Module as _Module
+
+__all__ = ["Embedding"]
 
 
-class Embedding(Module):
+class Embedding(_Module):
     """``nn.Embedding(num_embeddings, embedding_dim, padding_idx=None, ...)``: the weight
     starts as standard normal values (minigrad's generator), the ``padding_idx`` row as 0."""
 
@@ -27,15 +29,15 @@ class Embedding(Module):
         self.scale_grad_by_freq = scale_grad_by_freq
         self.sparse = sparse
         if _weight is None:
-            self.weight = Parameter(_creation.empty(num_embeddings, embedding_dim), requires_grad=not _freeze)
+            self.weight = _Parameter(_creation.empty(num_embeddings, embedding_dim), requires_grad=not _freeze)
             self.reset_parameters()
         else:
-            self.weight = Parameter(_weight, requires_grad=not _freeze)
+            self.weight = _Parameter(_weight, requires_grad=not _freeze)
 
     def reset_parameters(self):
         init.normal_(self.weight)
         if self.padding_idx is not None:
-            with no_grad():
+            with _no_grad():
                 self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input):

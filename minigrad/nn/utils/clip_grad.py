@@ -13,7 +13,10 @@ import warnings
 import numpy as np
 
 from ... import grad_mode
-from ..._tensor import Tensor
+from ..._tensor import Tensor as _Tensor
+
+__all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
+           "clip_grads_with_norm_"]
 
 
 def _no_grad(fn):
@@ -45,10 +48,10 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     """``torch.nn.utils.get_total_norm``: the ``norm_type``-norm of ``tensors`` taken as one
     vector (``inf`` for the largest absolute value). A 0-d tensor of their dtype;
     ``tensor(0.)`` for no tensors. ``foreach`` is accepted and ignored."""
-    tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    tensors = [tensors] if isinstance(tensors, _Tensor) else list(tensors)
     norm_type = float(norm_type)
     if not tensors:
-        return Tensor._wrap(np.array(0.0, dtype=np.float32))
+        return _Tensor._wrap(np.array(0.0, dtype=np.float32))
     dtype = np.result_type(*(t._array.dtype for t in tensors))
     with np.errstate(all="ignore"):
         norms = np.array([_vector_norm(t._array, norm_type) for t in tensors])
@@ -58,14 +61,14 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
             f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, "
             "so it cannot be clipped. To disable this error and scale the gradients by the "
             "non-finite norm anyway, set `error_if_nonfinite=False`")
-    return Tensor._wrap(total)
+    return _Tensor._wrap(total)
 
 
 @_no_grad
 def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
     """``torch.nn.utils.clip_grads_with_norm_``: scale the gradients by
     ``min(max_norm / (total_norm + 1e-6), 1)``, given the total norm."""
-    if isinstance(parameters, Tensor):
+    if isinstance(parameters, _Tensor):
         parameters = [parameters]
     grads = [p.grad for p in parameters if p.grad is not None]
     if not grads:
@@ -75,14 +78,14 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
         coef = np.asarray(float(max_norm), dtype=total.dtype) / (total + np.asarray(1e-6, dtype=total.dtype))
     coef = np.minimum(coef, np.asarray(1.0, dtype=total.dtype))
     for g in grads:
-        g.mul_(Tensor._wrap(coef.astype(g._array.dtype)))
+        g.mul_(_Tensor._wrap(coef.astype(g._array.dtype)))
 
 
 @_no_grad
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     """``torch.nn.utils.clip_grad_norm_``: :func:`get_total_norm` of the gradients that
     exist, then :func:`clip_grads_with_norm_`; returns the total norm (before clipping)."""
-    if isinstance(parameters, Tensor):
+    if isinstance(parameters, _Tensor):
         parameters = [parameters]
     else:
         is_generator = isinstance(parameters, types.GeneratorType)
@@ -107,7 +110,7 @@ def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False
 def clip_grad_value_(parameters, clip_value, foreach=None):
     """``torch.nn.utils.clip_grad_value_``: clamp every gradient to
     ``[-clip_value, clip_value]`` in place."""
-    if isinstance(parameters, Tensor):
+    if isinstance(parameters, _Tensor):
         parameters = [parameters]
     clip_value = float(clip_value)
     for p in parameters:

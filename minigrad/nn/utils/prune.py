@@ -19,14 +19,14 @@ permanent: ``weight`` is a Parameter again, holding the masked values.
 to the nearest int, Python's ``round``).
 """
 import numbers
-from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from abc import ABC as _ABC, abstractmethod as _abstractmethod
+from collections.abc import Iterable as _Iterable
 
 import numpy as np
 
 from ... import _creation
-from ..._tensor import Tensor
-from .convert_parameters import parameters_to_vector
+from ..._tensor import Tensor as _Tensor
+from .convert_parameters import parameters_to_vector as _parameters_to_vector
 
 __all__ = [
     "BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructured", "L1Unstructured",
@@ -37,12 +37,12 @@ __all__ = [
 
 
 def _ones_like(t):
-    return Tensor._wrap(np.ones_like(t._array))
+    return _Tensor._wrap(np.ones_like(t._array))
 
 
 def _fresh(t):
     """A contiguous copy of ``t`` (no graph): a mask that can be changed in place."""
-    return Tensor._wrap(np.array(t._array, order="C"))
+    return _Tensor._wrap(np.array(t._array, order="C"))
 
 
 def _smallest(values, k):
@@ -54,7 +54,7 @@ def _smallest(values, k):
     return np.argsort(values.ravel(), kind="stable")[:k]
 
 
-class BasePruningMethod(ABC):
+class BasePruningMethod(_ABC):
     """``torch.nn.utils.prune.BasePruningMethod``. A subclass sets ``PRUNING_TYPE``
     (``"unstructured"``, ``"structured"`` with a ``dim`` attribute, or ``"global"``) and
     implements :meth:`compute_mask`; :meth:`apply` does the rest. An applied method
@@ -64,7 +64,7 @@ class BasePruningMethod(ABC):
         # The forward pre-hook: refresh the pruned tensor before every forward.
         setattr(module, self._tensor_name, self.apply_mask(module))
 
-    @abstractmethod
+    @_abstractmethod
     def compute_mask(self, t, default_mask):
         """The new mask for tensor ``t`` (the importance scores), given the mask so far
         (``default_mask``, same shape as ``t``)."""
@@ -366,7 +366,7 @@ def _channel_mask(t, dim, kept, default_mask):
     index = [slice(None)] * t.dim()
     index[dim] = kept
     mask[tuple(index)] = 1
-    return Tensor._wrap(mask * default_mask._array.astype(mask.dtype))
+    return _Tensor._wrap(mask * default_mask._array.astype(mask.dtype))
 
 
 def _compute_norm(t, n, dim):
@@ -426,15 +426,15 @@ def global_unstructured(parameters, pruning_method, importance_scores=None, **kw
     ``amount=...``) applied to several ``(module, name)`` pairs seen as one vector, so
     the amount is shared out by importance rather than per tensor. Each parameter then
     gets its slice of the mask through :func:`custom_from_mask`."""
-    if not isinstance(parameters, Iterable):
+    if not isinstance(parameters, _Iterable):
         raise TypeError("global_unstructured(): parameters is not an Iterable")
     importance_scores = importance_scores if importance_scores is not None else {}
     if not isinstance(importance_scores, dict):
         raise TypeError("global_unstructured(): importance_scores must be of type dict")
     parameters = list(parameters)
-    scores = parameters_to_vector([importance_scores.get((m, n), getattr(m, n))
+    scores = _parameters_to_vector([importance_scores.get((m, n), getattr(m, n))
                                    for m, n in parameters])
-    default_mask = parameters_to_vector([getattr(m, n + "_mask", _ones_like(getattr(m, n)))
+    default_mask = _parameters_to_vector([getattr(m, n + "_mask", _ones_like(getattr(m, n)))
                                          for m, n in parameters])
     container = PruningContainer()
     container._tensor_name = "temp"
