@@ -44,6 +44,8 @@ __all__ = [
     "softmax", "split", "sqrt", "squeeze", "stack", "std", "std_mean", "sub", "sum", "t",
     "tanh", "Tensor", "tensor", "topk", "transpose", "unbind", "unsqueeze", "var", "var_mean",
     "where", "zeros", "zeros_like",
+    # minigrad's own switch (no torch counterpart): exact float32 transcendentals or numpy's
+    "is_exact_float32_math", "set_exact_float32_math",
 ]
 
 __version__ = "0.1.0"

@@ -28,7 +28,6 @@ Lesson 10 swaps this engine for one the learner writes: :func:`use` and the smal
 helper API under "the seam" at the end of this file.
 """
 import contextlib
-import itertools
 import threading
 import warnings
 from collections import deque, namedtuple
