@@ -25,6 +25,7 @@ from collections import OrderedDict, namedtuple
 import numpy as np
 
 from ..._tensor import Size, Tensor
+from ...utils._grads import zero_grads
 from ...utils.hooks import RemovableHandle
 from ._functions import BackwardHook
 from ..parameter import Buffer, Parameter
@@ -395,13 +396,7 @@ class Module:
     def zero_grad(self, set_to_none=True):
         """Reset the ``.grad`` of every parameter: to None (the default, as in PyTorch
         2.x), or to zeros in place."""
-        for p in self.parameters():
-            if p.grad is not None:
-                if set_to_none:
-                    p.grad = None
-                else:
-                    p.grad.detach_()
-                    p.grad._array[...] = 0
+        zero_grads(self.parameters(), set_to_none)
 
     def apply(self, fn):
         for module in self.children():
