@@ -60,6 +60,7 @@ import torch
 from torch.autograd import Variable
 
 from minigrad.autograd.engine import EngineEvent
+from minigrad.trace import hook_name
 
 __all__ = ["torch_events", "TorchNode", "RecordedHook", "Recording"]
 
@@ -97,7 +98,7 @@ class RecordedHook:
     something else keeps it alive; a recording must not extend its life)."""
 
     def __init__(self, hook):
-        self.__name__ = _hook_name(hook)
+        self.__name__ = hook_name(hook)
         try:
             self._ref = weakref.ref(hook)
         except TypeError:
@@ -109,14 +110,6 @@ class RecordedHook:
 
     def __repr__(self):
         return f"<hook {self.__name__}>"
-
-
-def _hook_name(hook):
-    func = getattr(hook, "func", None)                 # functools.partial
-    if func is not None and callable(func):
-        return _hook_name(func)
-    name = getattr(hook, "__name__", None)
-    return name if name is not None else type(hook).__name__
 
 
 def _copy(value):
@@ -521,7 +514,7 @@ class _EngineProxy:
 
         def recorded_callback():
             p.callback(callback)
-        recorded_callback.__name__ = _hook_name(callback)
+        recorded_callback.__name__ = hook_name(callback)
         return self._engine.queue_callback(recorded_callback)
 
     def __getattr__(self, name):
