@@ -625,14 +625,10 @@ class Tensor:
 
     # reductions
     def sum(self, dim=None, keepdim=False):
-        if dim is None:
-            return apply_op(ops.sum, (self,))
-        return apply_op(ops.sum_dim, (self,), {"dim": _dims(dim, self._array.ndim), "keepdim": keepdim})
+        return _reduce(self, ops.sum, ops.sum_dim, dim, keepdim)
 
     def mean(self, dim=None, keepdim=False):
-        if dim is None:
-            return apply_op(ops.mean, (self,))
-        return apply_op(ops.mean_dim, (self,), {"dim": _dims(dim, self._array.ndim), "keepdim": keepdim})
+        return _reduce(self, ops.mean, ops.mean_dim, dim, keepdim)
 
     def max(self, dim=None, keepdim=False):
         if isinstance(dim, Tensor):
@@ -671,15 +667,11 @@ class Tensor:
     def all(self, dim=None, keepdim=False):
         """``Tensor.all``: True where every element (of the reduced dims) is nonzero; a
         bool tensor, never part of the graph."""
-        if dim is None:
-            return apply_op(ops.all, (self,))
-        return apply_op(ops.all, (self,), {"dim": _dims(dim, self._array.ndim), "keepdim": keepdim})
+        return _reduce(self, ops.all, ops.all, dim, keepdim)
 
     def any(self, dim=None, keepdim=False):
         """``Tensor.any``: True where some element (of the reduced dims) is nonzero."""
-        if dim is None:
-            return apply_op(ops.any, (self,))
-        return apply_op(ops.any, (self,), {"dim": _dims(dim, self._array.ndim), "keepdim": keepdim})
+        return _reduce(self, ops.any, ops.any, dim, keepdim)
 
     def isnan(self): return apply_op(ops.isnan, (self,))
     def isinf(self): return apply_op(ops.isinf, (self,))
@@ -958,6 +950,14 @@ def _dims(dim, ndim):
     """A reduction's dims as a tuple, each checked by ``_dim``."""
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     return tuple(_dim(d, ndim) for d in dims)
+
+
+def _reduce(t, op, dim_op, dim, keepdim):
+    """``sum``, ``mean``, ``all``, ``any``: ``op`` over every element when ``dim`` is
+    None, else ``dim_op`` over the checked ``dim`` (an int or a tuple of ints)."""
+    if dim is None:
+        return apply_op(op, (t,))
+    return apply_op(dim_op, (t,), {"dim": _dims(dim, t._array.ndim), "keepdim": keepdim})
 
 
 def tensor(data, dtype=None, requires_grad=False, device=None):

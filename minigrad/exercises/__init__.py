@@ -113,3 +113,54 @@ def compare_sequences(what, got, expected):
         return Result(False, f"{what}: {len(got)} entries, {more} than the {len(expected)} expected "
                              f"(got {got}, expected {expected}).")
     return Result(True, f"{what} is right.")
+
+
+def reachable_nodes(root):
+    """Every node reachable from ``root`` through ``next_functions``, each once, in the
+    order a depth-first walk first meets them (worked out without minigrad's engine)."""
+    seen, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        if node is None or any(node is s for s in seen):
+            continue
+        seen.append(node)
+        stack.extend(nxt for nxt, _ in node.next_functions)
+    return seen
+
+
+def judge_predicted_order(predict, events, actual, *, see, each_once, right, explain):
+    """The verdict on ``predict()``, a learner's prediction of the order in which the
+    ``events`` (names) of one backward pass happen; ``actual()`` runs that pass and
+    returns the real order. A prediction must be written by hand: one that runs a
+    backward pass (``engine.real_engine_runs()`` moves) is rejected. ``see`` names the
+    cell that shows the pass, ``each_once`` says why no event repeats, ``right`` what a
+    right answer shows, ``explain(got, want)`` why the first difference is what it is
+    (or None)."""
+    from minigrad.autograd import engine
+    before = engine.real_engine_runs()
+    got = predict()
+    if engine.real_engine_runs() != before:
+        return Result(False, "your function ran a backward pass to find the order: that "
+                             "measures it instead of predicting it. Return a list of names "
+                             f"written by hand, then run {see} to see if you were right.")
+    if not isinstance(got, (list, tuple)):
+        return Result(False, f"you returned {type(got).__name__}; return a list of event "
+                             f"names, e.g. [{events[0]!r}, ...].")
+    got = list(got)
+    unknown = [g for g in got if g not in events]
+    if unknown:
+        return Result(False, f"unknown event name(s) {unknown}: use exactly these names: "
+                             f"{list(events)}.")
+    twice = sorted({g for g in got if got.count(g) > 1})
+    if twice:
+        return Result(False, f"{twice} appear more than once: {each_once}")
+    want = actual()
+    missing = [w for w in want if w not in got]
+    if missing:
+        return Result(False, f"your order misses {missing}: all {len(want)} events happen once.")
+    if got == want:
+        return Result(True, f"right: {' → '.join(want)}. {right}")
+    i = next(i for i, (g, w) in enumerate(zip(got, want)) if g != w)
+    why = explain(got, want)
+    return Result(False, f"event {i + 1} is {got[i]!r}, but the engine runs {want[i]!r} there "
+                         f"(engine: {want}; you: {got})." + (f" {why}" if why else ""))

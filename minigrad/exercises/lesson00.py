@@ -8,21 +8,9 @@ import sys
 
 import minigrad as torch
 
-from . import Result as _Result, run_check as _run_check
+from . import Result as _Result, reachable_nodes as _reachable_nodes, run_check as _run_check
 
 __all__ = ["check_count_nodes", "check_find_leaves", "check_count_paths"]
-
-
-def _reachable(tensor):
-    """Every node reachable from ``tensor.grad_fn``, each once (first principles)."""
-    seen, stack = [], [tensor.grad_fn]
-    while stack:
-        node = stack.pop()
-        if node is None or any(node is s for s in seen):
-            continue
-        seen.append(node)
-        stack.extend(nxt for nxt, _ in node.next_functions)
-    return seen
 
 
 def _examples():
@@ -46,14 +34,14 @@ def check_count_nodes(count_nodes):
     def body():
         for text, out, _ in _examples():
             got = count_nodes(out)
-            want = len(_reachable(out))
+            want = len(_reachable_nodes(out.grad_fn))
             if not isinstance(got, int):
                 return _Result(False, f"count_nodes({text}) returned {type(got).__name__}, expected an int.")
             if got != want:
                 hint = ""
                 if got > want:
                     hint = " Did you count a node twice? A tensor used twice gives two edges to the same node."
-                elif got == want - sum(1 for n in _reachable(out) if n.name().endswith("AccumulateGrad")):
+                elif got == want - sum(1 for n in _reachable_nodes(out.grad_fn) if n.name().endswith("AccumulateGrad")):
                     hint = " Did you forget the AccumulateGrad nodes of the leaves?"
                 return _Result(False, f"count_nodes({text}) returned {got}, expected {want}.{hint}")
         return _Result(True, f"count_nodes is right on all {len(_examples())} expressions.")
@@ -182,7 +170,7 @@ def check_count_paths(count_paths):
 
 def _accumulator(out, leaf):
     """``leaf``'s AccumulateGrad node in ``out``'s graph, or None."""
-    for node in _reachable(out):
+    for node in _reachable_nodes(out.grad_fn):
         if getattr(node, "variable", None) is leaf:
             return node
     return None

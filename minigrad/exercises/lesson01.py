@@ -14,7 +14,8 @@ import minigrad as torch
 from minigrad.autograd import engine
 from minigrad.autograd.engine import record_events as _record_events
 
-from . import Result as _Result, compare_sequences as _compare_sequences, run_check as _run_check
+from . import (Result as _Result, compare_sequences as _compare_sequences,
+               reachable_nodes as _reachable_nodes, run_check as _run_check)
 
 __all__ = ["check_predict_engine_order", "check_topo_order", "check_engine_order"]
 
@@ -38,17 +39,6 @@ def _graphs():
             ("a = x.exp(); (a + a.sin().cos()).sum()", (a + a.sin().cos()).sum()),
         ]
     return build()
-
-
-def _reachable(root):
-    seen, stack = [], [root]
-    while stack:
-        node = stack.pop()
-        if node is None or any(node is s for s in seen):
-            continue
-        seen.append(node)
-        stack.extend(nxt for nxt, _ in node.next_functions)
-    return seen
 
 
 def _index_of(seq, node):
@@ -94,7 +84,7 @@ def check_topo_order(topo_order):
             got = list(_call_without_engine(topo_order, root))
             if sys.getrecursionlimit() != limit:
                 return raised_limit
-            nodes = _reachable(root)
+            nodes = _reachable_nodes(root)
             for node in nodes:
                 if _index_of(got, node) < 0:
                     return _Result(False, f"on {text}: {node.name()} is missing from your order.")
@@ -125,7 +115,7 @@ def check_topo_order(topo_order):
                                  "list of ready nodes (section 2).")
         if sys.getrecursionlimit() != limit:
             return raised_limit
-        want = _reachable(h.grad_fn)
+        want = _reachable_nodes(h.grad_fn)
         if len(got) != len(want) or any(g is not w for g, w in zip(got, want)):
             return _Result(False, f"on the chain of 5,000 multiplications: {len(got)} nodes, expected "
                                  f"{len(want)}, from the root down to the AccumulateGrad of the leaf.")
@@ -185,7 +175,7 @@ def _label(node, labels):
 
 def _explain(out, labels, want, got, i):
     """Why ``want[i]`` runs at step i + 1 and not ``got[i]``: replay the ready queue."""
-    nodes = _reachable(out.grad_fn)
+    nodes = _reachable_nodes(out.grad_fn)
     by_label = {_label(n, labels): n for n in nodes}
     counts = {}
     for node in nodes:

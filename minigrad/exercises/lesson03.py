@@ -46,22 +46,21 @@ def check_predict_second_backward(predict_second_backward):
         except (TypeError, ValueError):
             return _Result(False, f"predict_second_backward() returned {got!r}: return two lists, "
                                  f"(y.grad, x.grad), e.g. ([0.0, 0.0], [0.0, 0.0]).")
-        if got_y != want_y:
-            if got_y == once_y:
-                why = ("that is y.grad after one pass. A retained gradient accumulates like a "
-                       "leaf's: pass 2 adds its gradient to what pass 1 left.")
-            else:
-                why = ("in pass 2 the tensor hook again turns the gradient of y, 1, into 1 + 1 = 2, "
-                       "and retain_grad stores it after the hook, added to pass 1's value.")
-            return _Result(False, f"you predict y.grad = {got_y}, it is {want_y}: {why}")
-        if got_x != want_x:
-            if got_x == once_x:
-                why = ("that is x.grad after one pass: a second backward adds to x.grad, it never "
-                       "overwrites it.")
-            else:
-                why = ("x gets dy/dx = 2 times the hooked gradient of y, 2, in each pass, and the "
-                       "passes add up.")
-            return _Result(False, f"you predict x.grad = {got_x}, it is {want_x}: {why}")
+        # (name, prediction, answer, value after one pass, why if that, why otherwise)
+        for name, got_v, want_v, once_v, why_once, why_else in [
+                ("y.grad", got_y, want_y, once_y,
+                 "that is y.grad after one pass. A retained gradient accumulates like a "
+                 "leaf's: pass 2 adds its gradient to what pass 1 left.",
+                 "in pass 2 the tensor hook again turns the gradient of y, 1, into 1 + 1 = 2, "
+                 "and retain_grad stores it after the hook, added to pass 1's value."),
+                ("x.grad", got_x, want_x, once_x,
+                 "that is x.grad after one pass: a second backward adds to x.grad, it never "
+                 "overwrites it.",
+                 "x gets dy/dx = 2 times the hooked gradient of y, 2, in each pass, and the "
+                 "passes add up.")]:
+            if got_v != want_v:
+                why = why_once if got_v == once_v else why_else
+                return _Result(False, f"you predict {name} = {got_v}, it is {want_v}: {why}")
         return _Result(True, f"right: y.grad = {want_y} and x.grad = {want_x}, both accumulated.")
     return _run_check("predict_second_backward", body)
 

@@ -11,9 +11,10 @@
 Checks print one verdict and never raise.
 """
 from .. import _creation
-from ..autograd import Variable as _Variable, engine
+from ..autograd import Variable as _Variable
 from .._creation import tensor as _tensor
-from . import Result as _Result, run_check as _run_check
+from . import (Result as _Result, judge_predicted_order as _judge_predicted_order,
+               run_check as _run_check)
 
 __all__ = ["check_callback_order", "check_unused_parameters", "check_bucketed_all_reduce",
            "CALLBACK_EVENTS"]
@@ -69,38 +70,13 @@ def check_callback_order(predict_callback_order):
     """``predict_callback_order()`` returns the events of section 1's pass in the order
     they happen, using the names of ``CALLBACK_EVENTS``. It must predict, not run."""
     def body():
-        before = engine.real_engine_runs()
-        got = predict_callback_order()
-        if engine.real_engine_runs() != before:
-            return _Result(False, "your function ran a backward pass to find the order: that "
-                                 "measures it instead of predicting it. Return a list of names "
-                                 "written by hand, then run section 1's cell to see if you were "
-                                 "right.")
-        if not isinstance(got, (list, tuple)):
-            return _Result(False, f"you returned {type(got).__name__}; return a list of event "
-                                 f"names, e.g. [{CALLBACK_EVENTS[0]!r}, ...].")
-        got = list(got)
-        unknown = [g for g in got if g not in CALLBACK_EVENTS]
-        if unknown:
-            return _Result(False, f"unknown event name(s) {unknown}: use exactly these names: "
-                                 f"{list(CALLBACK_EVENTS)}.")
-        twice = sorted({g for g in got if got.count(g) > 1})
-        if twice:
-            return _Result(False, f"{twice} appear more than once: each event happens once in "
-                                 "this pass (cb1 is queued once, and queues cb2 once).")
-        want = _section1_pass()
-        missing = [w for w in want if w not in got]
-        if missing:
-            return _Result(False, f"your order misses {missing}: every one of the six events "
-                                 "happens once.")
-        if got == want:
-            return _Result(True, f"right: {' → '.join(want)}. Callbacks run after the whole "
-                                "pass, first in first out, and a callback queued by a callback "
-                                "goes to the back of the queue.")
-        i = next(i for i, (g, w) in enumerate(zip(got, want)) if g != w)
-        why = _explain_order(got, want)
-        return _Result(False, f"event {i + 1} is {got[i]!r}, but the engine runs {want[i]!r} there "
-                             f"(engine: {want}; you: {got})." + (f" {why}" if why else ""))
+        return _judge_predicted_order(
+            predict_callback_order, CALLBACK_EVENTS, _section1_pass, see="section 1's cell",
+            each_once="each event happens once in this pass (cb1 is queued once, and queues "
+                      "cb2 once).",
+            right="Callbacks run after the whole pass, first in first out, and a callback "
+                  "queued by a callback goes to the back of the queue.",
+            explain=_explain_order)
     return _run_check("predict_callback_order", body)
 
 

@@ -16,10 +16,10 @@ import warnings
 import numpy as np
 
 from .. import _creation, models, nn
-from ..autograd import engine
 from ..autograd import grad as _autograd_grad
 from ..grad_mode import no_grad as _no_grad
-from . import Result as _Result, compare_values as _compare_values, run_check as _run_check
+from . import (Result as _Result, compare_values as _compare_values,
+               judge_predicted_order as _judge_predicted_order, run_check as _run_check)
 
 __all__ = ["check_module_hook_order", "check_gradient_reversal", "check_grad_cam_pp",
            "MODULE_HOOK_EVENTS"]
@@ -86,43 +86,24 @@ def _explain_module_order(got):
     return None
 
 
+def _module_pass_quietly():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _module_pass()
+
+
 def check_module_hook_order(predict_module_hook_order):
     """``predict_module_hook_order()`` returns the events of exercise 1's pass in order,
     with the names of ``MODULE_HOOK_EVENTS``. It must predict, not run."""
     def body():
-        before = engine.real_engine_runs()
-        got = predict_module_hook_order()
-        if engine.real_engine_runs() != before:
-            return _Result(False, "your function ran a backward pass to find the order: that "
-                                 "measures it instead of predicting it. Return a list of names "
-                                 "written by hand, then run the next cell to see if you were "
-                                 "right.")
-        if not isinstance(got, (list, tuple)):
-            return _Result(False, f"you returned {type(got).__name__}; return a list of event "
-                                 f"names, e.g. [{MODULE_HOOK_EVENTS[0]!r}, ...].")
-        got = list(got)
-        unknown = [g for g in got if g not in MODULE_HOOK_EVENTS]
-        if unknown:
-            return _Result(False, f"unknown event name(s) {unknown}: use exactly these names: "
-                                 f"{list(MODULE_HOOK_EVENTS)}.")
-        twice = sorted({g for g in got if got.count(g) > 1})
-        if twice:
-            return _Result(False, f"{twice} appear more than once: each hook fires once in this "
-                                 "pass (x's hook once, on the gradient summed over both uses).")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            want = _module_pass()
-        missing = [w for w in want if w not in got]
-        if missing:
-            return _Result(False, f"your order misses {missing}: all seven events happen once.")
-        if got == want:
-            return _Result(True, "right: " + " → ".join(want) + ". The tensor hook on the module's "
-                                "output runs before the module's backward pre-hook, and a "
-                                "leaf's tensor hook after the full backward hook.")
-        i = next(i for i, (g, w) in enumerate(zip(got, want)) if g != w)
-        why = _explain_module_order(got)
-        return _Result(False, f"event {i + 1} is {got[i]!r}, but {want[i]!r} happens there "
-                             f"(engine: {want}; you: {got})." + (f" {why}" if why else ""))
+        return _judge_predicted_order(
+            predict_module_hook_order, MODULE_HOOK_EVENTS, _module_pass_quietly,
+            see="the next cell",
+            each_once="each hook fires once in this pass (x's hook once, on the gradient "
+                      "summed over both uses).",
+            right="The tensor hook on the module's output runs before the module's backward "
+                  "pre-hook, and a leaf's tensor hook after the full backward hook.",
+            explain=lambda got, want: _explain_module_order(got))
     return _run_check("predict_module_hook_order", body)
 
 

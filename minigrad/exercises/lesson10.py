@@ -68,66 +68,52 @@ def _leaves():
     return x, w
 
 
+def _backward_and_log(log, out, **leaves):
+    """Watch ``out``'s graph, run ``out.backward()`` and log each leaf's gradient."""
+    _watch(log, [out], {t: name for name, t in leaves.items()})
+    out.backward()
+    log.append(", ".join(f"{name}.grad = {_r(t.grad)}" for name, t in leaves.items()))
+
+
 # --- graph scenarios: no hooks (the engine loop) -------------------------------------------------
 def _s_chain(log):
     x, _ = _leaves()
-    out = x.exp().sin().tanh().sum()
-    _watch(log, [out], {x: "x"})
-    out.backward()
-    log.append(f"x.grad = {_r(x.grad)}")
+    _backward_and_log(log, x.exp().sin().tanh().sum(), x=x)
 
 
 def _s_two_leaves(log):
     x, w = _leaves()
-    out = (x * w).sum()
-    _watch(log, [out], {x: "x", w: "w"})
-    out.backward()
-    log.append(f"x.grad = {_r(x.grad)}, w.grad = {_r(w.grad)}")
+    _backward_and_log(log, (x * w).sum(), x=x, w=w)
 
 
 def _s_diamond(log):
     x, w = _leaves()
     y = x * w
-    out = (y.sin() + y.cos()).sum()
-    _watch(log, [out], {x: "x", w: "w"})
-    out.backward()
-    log.append(f"x.grad = {_r(x.grad)}, w.grad = {_r(w.grad)}")
+    _backward_and_log(log, (y.sin() + y.cos()).sum(), x=x, w=w)
 
 
 def _s_used_twice(log):
     x, _ = _leaves()
-    out = (x * x).sum()
-    _watch(log, [out], {x: "x"})
-    out.backward()
-    log.append(f"x.grad = {_r(x.grad)}")
+    _backward_and_log(log, (x * x).sum(), x=x)
 
 
 def _s_sequence_order(log):
     x, w = _leaves()
     a = x.exp()                 # created first: smaller sequence number
     b = w.sin()
-    out = (a * b).sum()
-    _watch(log, [out], {x: "x", w: "w"})
-    out.backward()
-    log.append(f"x.grad = {_r(x.grad)}, w.grad = {_r(w.grad)}")
+    _backward_and_log(log, (a * b).sum(), x=x, w=w)
 
 
 def _s_branches(log):
     x, w = _leaves()
     h = (x * w).relu() * x + w
-    out = (h * h.exp()).sum() + x.tanh().sum()
-    _watch(log, [out], {x: "x", w: "w"})
-    out.backward()
-    log.append(f"x.grad = {_r(x.grad)}, w.grad = {_r(w.grad)}")
+    _backward_and_log(log, (h * h.exp()).sum() + x.tanh().sum(), x=x, w=w)
 
 
 def _s_broadcast(log):
     a = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
     b = torch.tensor([1.0, -1.0, 0.5], requires_grad=True)
-    out = ((a + b) * b).sum()
-    _watch(log, [out], {a: "a", b: "b"})
-    out.backward()
-    log.append(f"a.grad = {_r(a.grad)}, b.grad = {_r(b.grad)}")
+    _backward_and_log(log, ((a + b) * b).sum(), a=a, b=b)
 
 
 def _s_grad_tensor(log):

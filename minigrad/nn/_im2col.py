@@ -63,6 +63,18 @@ def _params(kernel_size, stride, padding, dilation):
     return k, d, p, s
 
 
+def _batched(a, ndim, expects):
+    """``(a as an array with ndim dimensions, whether it came without the batch one)``:
+    like torch's unfold and fold, both also take one unbatched input."""
+    a = np.asarray(a)
+    unbatched = a.ndim == ndim - 1
+    if unbatched:
+        a = a[None]
+    if a.ndim != ndim:
+        raise ValueError(f"{expects}, got shape {a.shape}")
+    return a, unbatched
+
+
 def unfold_output_size(input_size, kernel_size, stride=1, padding=0, dilation=1):
     """Number of patch positions ``(oh, ow)`` along height and width.
 
@@ -105,12 +117,7 @@ def unfold(x, kernel_size, stride=1, padding=0, *, dilation=1, pad_value=0.0):
 
     Its adjoint (and backward) is :func:`fold`.
     """
-    x = np.asarray(x)
-    unbatched = x.ndim == 3
-    if unbatched:
-        x = x[None]
-    if x.ndim != 4:
-        raise ValueError(f"unfold expects [N, C, H, W] or [C, H, W], got shape {x.shape}")
+    x, unbatched = _batched(x, 4, "unfold expects [N, C, H, W] or [C, H, W]")
     (kh, kw), (dh, dw), (ph, pw), (sh, sw) = _params(kernel_size, stride, padding, dilation)
     n, c, h, w = x.shape
     oh, ow = unfold_output_size((h, w), (kh, kw), (sh, sw), (ph, pw), (dh, dw))
@@ -154,12 +161,7 @@ def fold(cols, output_size, kernel_size, stride=1, padding=0, *, dilation=1):
     ``fold`` is the adjoint of :func:`unfold` for the same geometry
     (``<unfold(x), y> == <x, fold(y)>``), hence each is the other's backward.
     """
-    cols = np.asarray(cols)
-    unbatched = cols.ndim == 2
-    if unbatched:
-        cols = cols[None]
-    if cols.ndim != 3:
-        raise ValueError(f"fold expects [N, C*kh*kw, L] or [C*kh*kw, L], got shape {cols.shape}")
+    cols, unbatched = _batched(cols, 3, "fold expects [N, C*kh*kw, L] or [C*kh*kw, L]")
     (kh, kw), (dh, dw), (ph, pw), (sh, sw) = _params(kernel_size, stride, padding, dilation)
     h, w = _int_pair(output_size, "output_size")
     oh, ow = unfold_output_size((h, w), (kh, kw), (sh, sw), (ph, pw), (dh, dw))

@@ -49,12 +49,8 @@ class Adam(_Optimizer):
         loss = self._closure_loss(closure)
         for group in self.param_groups:
             lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-            wd, amsgrad, maximize = group["weight_decay"], group["amsgrad"], group["maximize"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                x = p._array
-                g = -p.grad._array if maximize else p.grad._array
+            wd, amsgrad = group["weight_decay"], group["amsgrad"]
+            for p, x, g in self._params_with_grad(group):
                 state = self.state[p]
                 if not state:  # tensors, as PyTorch keeps them (step is a float32 0-dim tensor)
                     state["step"] = _Tensor._wrap(np.zeros((), dtype=np.float32))

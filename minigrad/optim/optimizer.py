@@ -10,6 +10,7 @@ from collections import defaultdict as _defaultdict
 import numpy as np
 
 from .._tensor import Tensor as _Tensor
+from ..utils._grads import zero_grads as _zero_grads
 
 __all__ = ["Optimizer", "required"]
 
@@ -62,14 +63,7 @@ class Optimizer:
 
     def zero_grad(self, set_to_none=True):
         """Reset every parameter's ``.grad``: to None (default), or to zeros in place."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    if set_to_none:
-                        p.grad = None
-                    else:
-                        p.grad.detach_()
-                        p.grad._array[...] = 0
+        _zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     def step(self, closure=None):
         raise NotImplementedError
@@ -80,6 +74,16 @@ class Optimizer:
         from ..grad_mode import enable_grad
         with enable_grad():
             return closure()
+
+    @staticmethod
+    def _params_with_grad(group):
+        """``(p, p's array, the array of its gradient)`` for each parameter of ``group``
+        that has a gradient (the others are skipped, as in PyTorch's ``_init_group``); the
+        gradient is negated when the group has ``maximize=True``."""
+        for p in group["params"]:
+            if p.grad is not None:
+                g = p.grad._array
+                yield p, p._array, (-g if group["maximize"] else g)
 
     @staticmethod
     def _write(p, new_data):

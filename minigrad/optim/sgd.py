@@ -40,12 +40,8 @@ class SGD(_Optimizer):
         loss = self._closure_loss(closure)
         for group in self.param_groups:
             lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
-            wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                x = p._array
-                g = -p.grad._array if maximize else p.grad._array
+            wd, nesterov = group["weight_decay"], group["nesterov"]
+            for p, x, g in self._params_with_grad(group):
                 if wd != 0:
                     g = g + _f(wd, x) * x
                 if momentum != 0:

@@ -54,12 +54,15 @@ def _node_name(node):
     return str(node.name()).rsplit("::", 1)[-1]
 
 
-def _hook_name(hook):
+def hook_name(hook):
+    """A hook's name as recordings and pictures show it (also ``minigrad.viz``'s):
+    ``log_pre`` for a function, the class name for a callable object, the wrapped
+    function's name for ``functools.partial``; None for None."""
     if hook is None:
         return None
     func = getattr(hook, "func", None)          # functools.partial
     if func is not None and callable(func):
-        return _hook_name(func)
+        return hook_name(func)
     name = getattr(hook, "__name__", None)
     return name if name is not None else type(hook).__name__
 
@@ -84,5 +87,5 @@ def comparable(events, digits=4, kinds=COMPARED_KINDS):
     the same for torch (:func:`torch_events`) and minigrad (``record_events``)
     when both engines did the same thing. Node names drop C++ namespaces
     (``torch::autograd::AccumulateGrad`` reads ``AccumulateGrad``)."""
-    return [(e.kind, _node_name(e.node), _hook_name(e.hook), _plain(e.args, digits))
+    return [(e.kind, _node_name(e.node), hook_name(e.hook), _plain(e.args, digits))
             for e in events if e.kind in kinds]

@@ -60,6 +60,7 @@ import torch
 from torch.autograd import Variable as _Variable
 
 from minigrad.autograd.engine import EngineEvent as _EngineEvent
+from minigrad.trace import hook_name as _hook_name
 
 __all__ = ["torch_events", "TorchNode", "RecordedHook", "Recording",
            "PassRecord"]
@@ -110,14 +111,6 @@ class RecordedHook:
 
     def __repr__(self):
         return f"<hook {self.__name__}>"
-
-
-def _hook_name(hook):
-    func = getattr(hook, "func", None)                 # functools.partial
-    if func is not None and callable(func):
-        return _hook_name(func)
-    name = getattr(hook, "__name__", None)
-    return name if name is not None else type(hook).__name__
 
 
 def _copy(value):

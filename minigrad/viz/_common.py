@@ -10,6 +10,8 @@ import html
 
 import numpy as np
 
+from ..trace import hook_name  # noqa: F401  (the viz modules import it from here)
+
 
 def new_axes(figsize):
     """A new pyplot figure, so a notebook shows it (the inline backend displays
@@ -140,18 +142,6 @@ def summarize_array(arr, max_items=4):
     if arr.size <= max_items:
         return np.array2string(np.round(arr.astype(float), 4), separator=", ")
     return f"array{shape_str(arr.shape)}"
-
-
-def hook_name(hook):
-    """``log_pre`` for a function, the class name for a callable object,
-    the wrapped function's name for ``functools.partial``."""
-    if hook is None:
-        return None
-    func = getattr(hook, "func", None)  # functools.partial
-    if func is not None and callable(func):
-        return hook_name(func)
-    name = getattr(hook, "__name__", None)
-    return name if name is not None else type(hook).__name__
 
 
 def escape(text):

@@ -8,7 +8,23 @@ from .module import Module as _Module
 __all__ = ["Sequential", "ModuleList", "ModuleDict"]
 
 
-class Sequential(_Module):
+class _NumberedModules(_Module):
+    """What ``Sequential`` and ``ModuleList`` share: children numbered ``"0"``,
+    ``"1"``, ... (a Sequential built from an OrderedDict keeps its names), ``len``,
+    iteration over the modules and ``append``."""
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+
+class Sequential(_NumberedModules):
     """``nn.Sequential(*modules)`` or ``nn.Sequential(OrderedDict(name=module))``:
     calls its children in order. Supports ``len``, iteration, ``seq[i]`` and
     ``seq[a:b]`` (a new Sequential)."""
@@ -51,23 +67,13 @@ class Sequential(_Module):
         for i, (_, m) in enumerate(items):
             self._modules[str(i)] = m
 
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
-    def append(self, module):
-        self.add_module(str(len(self)), module)
-        return self
-
     def forward(self, input):
         for module in self:
             input = module(input)
         return input
 
 
-class ModuleList(_Module):
+class ModuleList(_NumberedModules):
     """``nn.ModuleList``: a list whose modules are registered (their parameters show
     in ``parameters()``). It has no ``forward``."""
 
@@ -89,16 +95,6 @@ class ModuleList(_Module):
 
     def __setitem__(self, idx, module):
         setattr(self, self._get_abs_string_index(idx), module)
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
-    def append(self, module):
-        self.add_module(str(len(self)), module)
-        return self
 
     def extend(self, modules):
         offset = len(self)

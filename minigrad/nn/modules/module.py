@@ -25,6 +25,7 @@ from collections import OrderedDict as _OrderedDict, namedtuple as _namedtuple
 import numpy as np
 
 from ..._tensor import Size as _Size, Tensor as _Tensor
+from ...utils._grads import zero_grads as _zero_grads
 from ...utils.hooks import RemovableHandle as _RemovableHandle
 from ._functions import BackwardHook as _BackwardHook
 from ..parameter import Buffer as _Buffer, Parameter as _Parameter
@@ -173,33 +174,30 @@ class Module:
         set_attr(self, "_forward_pre_hooks_with_kwargs", _OrderedDict())
 
     # --- registration ----------------------------------------------------------------
-    def register_parameter(self, name, param):
-        if "_parameters" not in self.__dict__:
-            raise AttributeError("cannot assign parameter before Module.__init__() call")
+    def _check_new_name(self, kind, name, registry):
+        """The checks ``register_parameter`` and ``register_buffer`` make, with PyTorch's
+        messages: ``kind`` is ``"parameter"`` or ``"buffer"``, ``registry`` the name of
+        the dict the entry goes in (``"_parameters"`` or ``"_buffers"``)."""
+        if registry not in self.__dict__:
+            raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
         if not isinstance(name, str):
-            raise TypeError(f"parameter name should be a string. Got {type(name).__name__}")
+            raise TypeError(f"{kind} name should be a string. Got {type(name).__name__}")
         if "." in name:
-            raise KeyError('parameter name can\'t contain "."')
+            raise KeyError(f'{kind} name can\'t contain "."')
         if name == "":
-            raise KeyError('parameter name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self.__dict__[registry]:
             raise KeyError(f"attribute '{name}' already exists")
+
+    def register_parameter(self, name, param):
+        self._check_new_name("parameter", name, "_parameters")
         if param is not None and not isinstance(param, _Parameter):
             raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
                             "(torch.nn.Parameter or None required)")
         self._parameters[name] = param
 
     def register_buffer(self, name, tensor, persistent=True):
-        if "_buffers" not in self.__dict__:
-            raise AttributeError("cannot assign buffer before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"buffer name should be a string. Got {type(name).__name__}")
-        if "." in name:
-            raise KeyError('buffer name can\'t contain "."')
-        if name == "":
-            raise KeyError('buffer name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._buffers:
-            raise KeyError(f"attribute '{name}' already exists")
+        self._check_new_name("buffer", name, "_buffers")
         if tensor is not None and not isinstance(tensor, _Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
@@ -395,13 +393,7 @@ class Module:
     def zero_grad(self, set_to_none=True):
         """Reset the ``.grad`` of every parameter: to None (the default, as in PyTorch
         2.x), or to zeros in place."""
-        for p in self.parameters():
-            if p.grad is not None:
-                if set_to_none:
-                    p.grad = None
-                else:
-                    p.grad.detach_()
-                    p.grad._array[...] = 0
+        _zero_grads(self.parameters(), set_to_none)
 
     def apply(self, fn):
         for module in self.children():
