@@ -255,7 +255,7 @@ else:
     stepper = found[0]
 
 from minigrad.viz._common import node_label
-from minigrad.viz.stepper import seq_text
+from minigrad.viz.stepper import _seq_text as seq_text
 
 def answer():
     event = stepper.current
