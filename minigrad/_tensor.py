@@ -21,7 +21,7 @@ from ._dispatch import apply_op
 from ._format import tensor_repr
 from .autograd.allow_mutation import _inplace_observers as inplace_observers
 from .autograd.engine import sum_to
-from .utils.hooks import RemovableHandle
+from .utils.hooks import add_hook
 
 
 def _as_tensor(value, like=None):
@@ -338,9 +338,7 @@ class Tensor:
             self._backward_hooks = OrderedDict()
             if self.grad_fn is not None:
                 self.grad_fn._register_hook_dict(self)
-        handle = RemovableHandle(self._backward_hooks)
-        self._backward_hooks[handle.id] = hook
-        return handle
+        return add_hook(self._backward_hooks, hook)
 
     def register_post_accumulate_grad_hook(self, hook):
         """``Tensor.register_post_accumulate_grad_hook(hook)``: ``hook(tensor) -> None``,
@@ -351,9 +349,7 @@ class Tensor:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
         if self._post_accumulate_grad_hooks is None:
             self._post_accumulate_grad_hooks = OrderedDict()
-        handle = RemovableHandle(self._post_accumulate_grad_hooks)
-        self._post_accumulate_grad_hooks[handle.id] = hook
-        return handle
+        return add_hook(self._post_accumulate_grad_hooks, hook)
 
     def retain_grad(self):
         """``Tensor.retain_grad()``: make a non-leaf keep its gradient in ``.grad``.
@@ -486,18 +482,18 @@ class Tensor:
         return self._inplace(lambda s: apply_op(ops.copy, (s, _as_tensor(src))), (src,))
 
     def normal_(self, mean=0.0, std=1.0):
-        from ._creation import _rng
-        self._notify_inplace()
-        with grad_mode.no_grad():
-            self._array[...] = _rng().normal(mean, std, self._array.shape)
-        self._version_counter[0] += 1
-        return self
+        return self._fill_random(lambda rng, shape: rng.normal(mean, std, shape))
 
     def uniform_(self, a=0.0, b=1.0):
+        return self._fill_random(lambda rng, shape: rng.uniform(a, b, shape))
+
+    def _fill_random(self, draw):
+        """The in-place random fills: ``draw(generator, shape)`` from minigrad's global
+        generator (``manual_seed``) overwrites the values, as one in-place write."""
         from ._creation import _rng
         self._notify_inplace()
         with grad_mode.no_grad():
-            self._array[...] = _rng().uniform(a, b, self._array.shape)
+            self._array[...] = draw(_rng(), self._array.shape)
         self._version_counter[0] += 1
         return self
 

@@ -30,21 +30,26 @@ helper API under "the seam" at the end of this file.
 import contextlib
 import threading
 import warnings
-from collections import deque, namedtuple
+from collections import deque as _deque, namedtuple as _namedtuple
 
-from ..dtypes import from_numpy_dtype
-from ._arguments import backward_arguments
-from .anomaly_mode import is_anomaly_enabled
-from .graph import (Node, AccumulateGrad, check_node_hook_result, check_tensor_hook_result)
-from .graph_task import (ExecInfo, GraphTask, current_graph_task, current_graph_task_id,
-                         is_checkpoint_valid, queue_callback, running, will_engine_execute_node)
+from ..dtypes import from_numpy_dtype as _from_numpy_dtype
+from ._arguments import backward_arguments as _backward_arguments
+from .anomaly_mode import is_anomaly_enabled as _is_anomaly_enabled
+from .graph import (AccumulateGrad as _AccumulateGrad, Node as _Node,
+                    check_node_hook_result as _check_node_hook_result,
+                    check_tensor_hook_result as _check_tensor_hook_result)
+from .graph_task import (ExecInfo as _ExecInfo, GraphTask, current_graph_task as _current_graph_task,
+                         current_graph_task_id, is_checkpoint_valid, queue_callback,
+                         running as _running, will_engine_execute_node)
 
 __all__ = ["EVENT_KINDS", "EngineEvent", "EngineState", "backward_steps", "record_events", "queue_callback",
            "current_graph_task_id", "will_engine_execute_node", "is_checkpoint_valid",
            # the seam (lesson 10): plug in an engine of your own
            "use", "real_engine_runs", "call_node", "tensor_hooks", "store_retained_grads",
            "pre_hooks", "post_hooks", "post_accumulate_hooks", "new_input_buffer",
-           "final_callbacks", "GraphTask", "run_backward"]
+           "final_callbacks", "GraphTask", "run_backward",
+           # the engine's parts, as PyTorch's C++ engine names them
+           "GraphRoot", "ReadyQueue", "sum_to"]
 
 #: The kinds of :class:`EngineEvent`, in the order they can occur at one node:
 #: popped from the ready queue; a tensor hook ran; retain_grad stored ``.grad``;
@@ -55,7 +60,7 @@ EVENT_KINDS = ("node_start", "tensor_hook", "retain_grad", "capture", "pre_hook"
                "post_accumulate_hook", "post_hook", "node_done", "callback")
 
 
-class EngineEvent(namedtuple("EngineEvent", "kind node hook args result")):
+class EngineEvent(_namedtuple("EngineEvent", "kind node hook args result")):
     """One step of a backward pass: ``kind`` (one of :data:`EVENT_KINDS`), the ``node``
     concerned (None for a callback), the ``hook`` that ran (None for the engine's own
     steps), what it received (``args``: the hook's arguments, the node's input buffer at
@@ -67,7 +72,7 @@ class EngineEvent(namedtuple("EngineEvent", "kind node hook args result")):
     state = None
 
 
-EngineState = namedtuple("EngineState", "queue dependencies buffers callbacks")
+EngineState = _namedtuple("EngineState", "queue dependencies buffers callbacks")
 EngineState.__doc__ = """What the engine holds at one pause of a stepped pass (copies:
 changing them changes nothing). ``queue``: ``(sequence_nr, node, buffer)`` in the order
 the ready queue will pop them; ``dependencies``: ``{node: edges still to arrive}``;
@@ -78,7 +83,7 @@ input of the node: the gradients gathered so far."""
 # watches); the stepping and recording drivers turn it into an EngineEvent.
 
 
-class GraphRoot(Node):
+class GraphRoot(_Node):
     """The node PyTorch puts above several roots (``backward([a, b])``): it has the
     newest sequence number and hands each root its gradient."""
 
@@ -190,7 +195,7 @@ def _init_to_execute(task, root, input_edges, accumulate_grad):
     and every node with a path to one of them. The rest of the graph is pruned."""
     info = task.exec_info = {}
     for index, (node, input_nr) in enumerate(input_edges):
-        entry = info.setdefault(node, ExecInfo())
+        entry = info.setdefault(node, _ExecInfo())
         if accumulate_grad:
             entry.needed = True
         else:
@@ -212,7 +217,7 @@ def _init_to_execute(task, root, input_edges, accumulate_grad):
             stack.pop()
             if any(child in info and info[child].should_execute()
                    for child, _ in fn.next_functions):
-                info.setdefault(fn, ExecInfo()).needed = True
+                info.setdefault(fn, _ExecInfo()).needed = True
 
 
 # --- running one node ----------------------------------------------------------------------
@@ -226,7 +231,7 @@ def _call_tensor_pre_hooks(fn, inputs):
             yield ("tensor_hook", fn, hook, (grad,), result)
             if result is None or result is grad:
                 continue
-            check_tensor_hook_result(hook, grad, result)
+            _check_tensor_hook_result(hook, grad, result)
             inputs[nr] = result
     if fn._retains_grad_hooks:
         for nr, ref in list(fn._retains_grad_hooks.items()):
@@ -256,7 +261,7 @@ def _validate_outputs(fn, outputs):
                     f"{list(data.shape)} but expected shape compatible with {list(shape)}")
             grad = sum_to(grad, shape)
         if data.dtype != dtype:
-            grad = grad.to(from_numpy_dtype(dtype))
+            grad = grad.to(_from_numpy_dtype(dtype))
         outputs[i] = grad
     return outputs
 
@@ -305,7 +310,7 @@ def _call_function(task, fn, inputs):
             result = hook(grad_outputs)
             yield ("pre_hook", fn, hook, (grad_outputs,), result)
             if result is not None:
-                check_node_hook_result(hook, grad_outputs, result)
+                _check_node_hook_result(hook, grad_outputs, result)
                 inputs = list(result)
         # Drop what the loop holds: AccumulateGrad counts references to the gradient
         # to know whether it may keep the buffer (see graph.accumulate_into_grad).
@@ -317,7 +322,7 @@ def _call_function(task, fn, inputs):
         if type(outputs) is not list:       # nodes may return any sequence; we edit it in place
             outputs = list(outputs)
     except Exception:
-        if is_anomaly_enabled():
+        if _is_anomaly_enabled():
             warnings.warn(f"Error detected in {fn.name()}. No forward pass information available. "
                           "Enable detect anomaly during forward pass for more information.")
         raise
@@ -325,7 +330,7 @@ def _call_function(task, fn, inputs):
     # A leaf's post-accumulate-grad hooks already ran, inside apply (accumulate_into_grad,
     # right after .grad was written). Their events are emitted here, after apply returned,
     # so a stepped pass shows them after "apply", before the node's post-hooks.
-    if isinstance(fn, AccumulateGrad):
+    if isinstance(fn, _AccumulateGrad):
         hooks = fn.variable._post_accumulate_grad_hooks
         for hook in list(hooks.values()) if hooks else ():
             yield ("post_accumulate_hook", fn, hook, (fn.variable,), None)
@@ -336,7 +341,7 @@ def _call_function(task, fn, inputs):
             result = hook(grad_inputs, grad_outputs if had_post_hooks else ())
             yield ("post_hook", fn, hook, (grad_inputs, grad_outputs), result)
             if result is not None:
-                check_node_hook_result(hook, grad_inputs, result)
+                _check_node_hook_result(hook, grad_inputs, result)
                 outputs = list(result)
     return outputs
 
@@ -419,7 +424,7 @@ def _prepare(roots, grads, keep_graph, create_graph, input_edges=None, accumulat
         _init_to_execute(task, root, input_edges, accumulate_grad)
         # The root runs only if it leads to an input (PyTorch: a root that cannot reach
         # one is visited, so its tensor hooks run, but not executed).
-        task.exec_info.setdefault(root, ExecInfo())
+        task.exec_info.setdefault(root, _ExecInfo())
     return task, root, buffer
 
 
@@ -430,19 +435,19 @@ def run_backward(roots, grads, keep_graph, create_graph, input_edges=None, accum
     on ``my_engine`` instead (see :func:`use`)."""
     task, root, buffer = _prepare(roots, grads, keep_graph, create_graph, input_edges, accumulate_grad)
     if _local.custom and input_edges is None:
-        with running(task):
+        with _running(task):
             _local.custom[-1](root, list(buffer), task.keep_graph)
         return task.captured
     events = _execute(task, root, buffer)
     recorders = _local.recorders
-    with running(task):
+    with _running(task):
         if recorders:
             for event in events:
                 event = EngineEvent._make(event)
                 for recorded in recorders:
                     recorded.append(event)
         else:
-            deque(events, maxlen=0)
+            _deque(events, maxlen=0)
     return task.captured
 
 
@@ -453,7 +458,7 @@ def _steps(task, root, buffer):
     engine = _execute(task, root, buffer)
     while True:
         try:
-            with running(task):
+            with _running(task):
                 event = next(engine)
         except StopIteration:
             return
@@ -479,7 +484,7 @@ def backward_steps(tensors, grad_tensors=None, retain_graph=None, create_graph=F
     """Step through a real backward pass: the same arguments as
     :func:`minigrad.autograd.backward`; each ``next()`` runs the engine to its next
     :class:`EngineEvent`. Exhausting the generator completes the pass."""
-    return _steps(*_prepare(*backward_arguments(tensors, grad_tensors, retain_graph,
+    return _steps(*_prepare(*_backward_arguments(tensors, grad_tensors, retain_graph,
                                                  create_graph, inputs)))
 
 
@@ -598,7 +603,7 @@ def post_accumulate_hooks(node):
     """For an ``AccumulateGrad`` node, its leaf's post-accumulate-grad hooks
     (``Tensor.register_post_accumulate_grad_hook``), in registration order:
     ``hook(leaf)`` returns None. Empty for every other node."""
-    if not isinstance(node, AccumulateGrad):
+    if not isinstance(node, _AccumulateGrad):
         return []
     hooks = node.variable._post_accumulate_grad_hooks
     return list(hooks.values()) if hooks else []
@@ -611,7 +616,7 @@ def call_node(node, grad_outputs):
     ``validate_outputs``). No hook runs here: for an ``AccumulateGrad`` node it adds
     the gradient into ``.grad`` and returns ``[]``; its post-accumulate hooks are yours
     to call."""
-    if isinstance(node, AccumulateGrad):
+    if isinstance(node, _AccumulateGrad):
         node.apply(tuple(grad_outputs), (), run_hooks=False)
         return []
     outputs = list(node.apply(tuple(grad_outputs), node._full_needs_input_grad()))
@@ -621,7 +626,7 @@ def call_node(node, grad_outputs):
 def final_callbacks():
     """The current pass's final callbacks (``queue_callback``), a list that grows while
     they run (a callback may queue another): run them in order, re-reading its length."""
-    task = current_graph_task()
+    task = _current_graph_task()
     if task is None:
         raise RuntimeError("final_callbacks() is only available during a backward pass.")
     return task.final_callbacks

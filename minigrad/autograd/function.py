@@ -14,7 +14,7 @@ args, output)`` may return a replacement output.
 from collections import OrderedDict as _OrderedDict
 
 from .. import grad_mode
-from ..utils.hooks import RemovableHandle as _RemovableHandle
+from ..utils.hooks import add_hook as _add_hook
 from . import graph, op_hooks
 from .graph import Node as _Node, SavedTensor as _SavedTensor, gradient_edge as _gradient_edge
 from .saved_variable import _FREED_MESSAGE
@@ -124,16 +124,12 @@ class Function(metaclass=_FunctionMeta):
     @classmethod
     def register_forward_pre_hook(cls, hook):
         """``hook(function_class, args) -> args | None`` before every ``apply``."""
-        handle = _RemovableHandle(cls._forward_pre_hooks)
-        cls._forward_pre_hooks[handle.id] = hook
-        return handle
+        return _add_hook(cls._forward_pre_hooks, hook)
 
     @classmethod
     def register_forward_hook(cls, hook):
         """``hook(function_class, args, output) -> output | None`` after every ``apply``."""
-        handle = _RemovableHandle(cls._forward_hooks)
-        cls._forward_hooks[handle.id] = hook
-        return handle
+        return _add_hook(cls._forward_hooks, hook)
 
     @classmethod
     def apply(cls, *args):

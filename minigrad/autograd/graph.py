@@ -24,13 +24,14 @@ import itertools
 import sys
 import threading
 import weakref
-from collections import OrderedDict, namedtuple
+from collections import OrderedDict as _OrderedDict, namedtuple as _namedtuple
 
 import numpy as np
 
 from .. import _tensor_class, grad_mode
-from ..utils.hooks import RemovableHandle
-from .graph_task import current_graph_task_id, will_engine_execute_node
+from ..utils.hooks import RemovableHandle as _RemovableHandle, add_hook as _add_hook
+from .graph_task import (current_graph_task_id as _current_graph_task_id,
+                         will_engine_execute_node as _will_engine_execute_node)
 from .saved_variable import (SavedTensor, current_saved_tensors_hooks, disable_saved_tensors_hooks,
                              save_on_cpu, saved_tensors_hooks)
 
@@ -38,6 +39,9 @@ __all__ = [
     "Node", "AccumulateGrad", "SavedTensor", "saved_tensors_hooks", "save_on_cpu",
     "disable_saved_tensors_hooks", "register_multi_grad_hook", "GradientEdge", "get_gradient_edge",
     "allow_mutation_on_saved_tensors", "current_saved_tensors_hooks",
+    # what the engine reads from here
+    "ACCUMULATE_GRAD_SEQUENCE_NR", "ENGINE_REFS_TO_INCOMING_GRAD", "accumulate_into_grad",
+    "check_node_hook_result", "check_tensor_hook_result", "gradient_edge",
 ]
 
 ACCUMULATE_GRAD_SEQUENCE_NR = 2 ** 64 - 1      # UINT64_MAX: a ready leaf always runs next
@@ -161,10 +165,8 @@ class Node:
         Runs only when the node executes, after the tensor hooks and retain_grad. A
         returned tuple replaces ``grad_outputs``; a None element drops that gradient."""
         if self._pre_hooks is None:
-            self._pre_hooks = OrderedDict()
-        handle = RemovableHandle(self._pre_hooks)
-        self._pre_hooks[handle.id] = hook
-        return handle
+            self._pre_hooks = _OrderedDict()
+        return _add_hook(self._pre_hooks, hook)
 
     def register_hook(self, hook):
         """``Node.register_hook(hook)``: ``hook(grad_inputs, grad_outputs) -> tuple | None``.
@@ -172,10 +174,8 @@ class Node:
         Runs after the node and the engine's output validation. A returned tuple replaces
         ``grad_inputs`` for the next nodes; a None element drops that gradient."""
         if self._post_hooks is None:
-            self._post_hooks = OrderedDict()
-        handle = RemovableHandle(self._post_hooks)
-        self._post_hooks[handle.id] = hook
-        return handle
+            self._post_hooks = _OrderedDict()
+        return _add_hook(self._post_hooks, hook)
 
     def _register_hook_dict(self, tensor):
         """Install one tensor-pre-hook entry iterating ``tensor._backward_hooks``."""
@@ -235,7 +235,7 @@ def gradient_edge(tensor):
     return (tensor._get_grad_accumulator(), 0)
 
 
-class GradientEdge(namedtuple("GradientEdge", "node output_nr ownership_token", defaults=(None,))):
+class GradientEdge(_namedtuple("GradientEdge", "node output_nr ownership_token", defaults=(None,))):
     """``torch.autograd.graph.GradientEdge``. (PyTorch's ``ownership_token`` keeps a C++
     graph alive; minigrad's nodes are Python objects, so it stays None.)"""
 
@@ -361,7 +361,7 @@ def accumulate_into_grad(variable, grad_outputs, run_hooks=True):
 # Multi-tensor hooks
 # --------------------------------------------------------------------------------------
 
-class _MultiHandle(RemovableHandle):
+class _MultiHandle(_RemovableHandle):
     """Removes every inner hook of a multi-grad hook. Like PyTorch's, it takes no id of
     its own (only its inner handles do)."""
 
@@ -393,7 +393,7 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
         def make_any_hook(_):
             @functools.wraps(fn)         # as in PyTorch: the hook reads as fn
             def inner(grad):
-                task_id = current_graph_task_id()
+                task_id = _current_graph_task_id()
                 with lock:
                     first = task_id not in ran
                     ran[task_id] = True
@@ -412,10 +412,10 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
 
     def make_all_hook(index):
         def inner_hook(grad):
-            task_id = current_graph_task_id()
+            task_id = _current_graph_task_id()
             with lock:
                 if task_id not in count:
-                    nb_calls[0] = sum(will_engine_execute_node(g) for g in grad_fns)
+                    nb_calls[0] = sum(_will_engine_execute_node(g) for g in grad_fns)
                     buffers[task_id] = [None] * len(tensors)
                     count[task_id] = 0
                 buffers[task_id][index] = grad

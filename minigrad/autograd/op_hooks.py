@@ -8,7 +8,7 @@ has no such registry, and ``TorchDispatchMode`` is the nearest tool. Every op th
 import threading
 from collections import OrderedDict as _OrderedDict
 
-from ..utils.hooks import RemovableHandle as _RemovableHandle
+from ..utils.hooks import add_hook as _add_hook
 
 __all__ = ["register_op_forward_pre_hook", "register_op_forward_hook",
            "run_op_forward_pre_hooks", "run_op_forward_hooks"]
@@ -24,17 +24,13 @@ def register_op_forward_pre_hook(hook):
 
     PyTorch has no such registry (``TorchDispatchMode`` is the nearest tool); it comes
     from InfiniTrain's Function forward pre-hooks."""
-    handle = _RemovableHandle(_op_forward_pre_hooks)
-    _op_forward_pre_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_op_forward_pre_hooks, hook)
 
 
 def register_op_forward_hook(hook):
     """Run ``hook(op_name, args, output)`` after every op application; it may return a
     replacement output."""
-    handle = _RemovableHandle(_op_forward_hooks)
-    _op_forward_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_op_forward_hooks, hook)
 
 
 _op_hook_state = threading.local()

@@ -20,7 +20,8 @@ import traceback
 
 import numpy as np
 
-__all__ = ["Result", "run_check", "compare_values", "compare_sequences"]
+__all__ = ["Result", "run_check", "compare_values", "compare_sequences", "reachable_nodes",
+           "judge_predicted_order"]
 
 #: set (to anything non-empty) in a kernel's environment by ``python -m minigrad.grade``
 _GRADER_ENV = "MINIGRAD_GRADER"

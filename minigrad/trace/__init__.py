@@ -26,7 +26,7 @@ import numpy as np
 
 from ..autograd.engine import EVENT_KINDS as _EVENT_KINDS
 
-__all__ = ["torch_events", "comparable", "COMPARED_KINDS"]
+__all__ = ["torch_events", "comparable", "COMPARED_KINDS", "hook_name"]
 
 _TORCH_MISSING = ("minigrad.trace records real PyTorch, which is not installed: "
                  "pip install torch==2.13.0 (or the project's extra: pip install -e \".[torch]\")")

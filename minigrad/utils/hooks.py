@@ -9,7 +9,7 @@ import os
 import sys
 import weakref
 
-__all__ = ["RemovableHandle"]
+__all__ = ["RemovableHandle", "add_hook"]
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
@@ -64,3 +64,20 @@ class RemovableHandle:
 
     def __repr__(self):
         return f"<RemovableHandle id={self.id}>"
+
+
+def add_hook(hooks_dict, hook, *, prepend=False, flags=()):
+    """Put ``hook`` in ``hooks_dict`` under a new handle's id and return the handle:
+    what every ``register_*`` does (PyTorch repeats these lines in each of them).
+
+    ``prepend`` moves it to the front. ``flags`` are ``(flag_dict, on)`` pairs, the
+    module's ``with_kwargs``/``always_call`` marks: the id goes in ``flag_dict`` when
+    ``on``, and ``remove()`` clears it from every ``flag_dict``."""
+    handle = RemovableHandle(hooks_dict, extra_dict=[flag_dict for flag_dict, _ in flags])
+    hooks_dict[handle.id] = hook
+    for flag_dict, on in flags:
+        if on:
+            flag_dict[handle.id] = True
+    if prepend:
+        hooks_dict.move_to_end(handle.id, last=False)
+    return handle

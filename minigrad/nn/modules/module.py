@@ -26,7 +26,7 @@ import numpy as np
 
 from ..._tensor import Size as _Size, Tensor as _Tensor
 from ...utils._grads import zero_grads as _zero_grads
-from ...utils.hooks import RemovableHandle as _RemovableHandle
+from ...utils.hooks import add_hook as _add_hook
 from ._functions import BackwardHook as _BackwardHook
 from ..parameter import Buffer as _Buffer, Parameter as _Parameter
 
@@ -49,56 +49,48 @@ _global_forward_hooks_with_kwargs = _OrderedDict()
 def register_module_forward_pre_hook(hook):
     """``torch.nn.modules.module.register_module_forward_pre_hook``: ``hook(module, args)``
     before the forward of *every* module, before the module's own pre-hooks."""
-    handle = _RemovableHandle(_global_forward_pre_hooks)
-    _global_forward_pre_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_global_forward_pre_hooks, hook)
 
 
 def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
     """``register_module_forward_hook``: ``hook(module, args, output)`` after the forward
     of every module, before the module's own forward hooks."""
-    handle = _RemovableHandle(_global_forward_hooks,
-                             extra_dict=[_global_forward_hooks_always_called,
-                                         _global_forward_hooks_with_kwargs])
-    _global_forward_hooks[handle.id] = hook
-    if with_kwargs:
-        _global_forward_hooks_with_kwargs[handle.id] = True
-    if always_call:
-        _global_forward_hooks_always_called[handle.id] = True
-    return handle
+    return _add_hook(_global_forward_hooks, hook,
+                     flags=[(_global_forward_hooks_always_called, always_call),
+                            (_global_forward_hooks_with_kwargs, with_kwargs)])
+
+
+def _backward_hook_kind(kind, full, where):
+    """The kind of backward hooks an owner keeps once one more is registered: ``True``
+    (full), ``False`` (the deprecated non-full ones) or ``None`` (none yet). PyTorch
+    refuses to mix the two kinds on one owner."""
+    if kind is (not full):
+        raise RuntimeError(f"Cannot use both regular backward hooks and full backward hooks {where}. "
+                           "Please use only one of them.")
+    return full
 
 
 def register_module_full_backward_pre_hook(hook):
     """``register_module_full_backward_pre_hook``: ``hook(module, grad_output)`` for every
     module, before the module's own backward pre-hooks."""
-    handle = _RemovableHandle(_global_backward_pre_hooks)
-    _global_backward_pre_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_global_backward_pre_hooks, hook)
 
 
 def register_module_full_backward_hook(hook):
     """``register_module_full_backward_hook``: ``hook(module, grad_input, grad_output)``
     for every module, before the module's own full backward hooks."""
     global _global_is_full_backward_hook
-    if _global_is_full_backward_hook is False:
-        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
-                           "global Module hook. Please use only one of them.")
-    _global_is_full_backward_hook = True
-    handle = _RemovableHandle(_global_backward_hooks)
-    _global_backward_hooks[handle.id] = hook
-    return handle
+    _global_is_full_backward_hook = _backward_hook_kind(_global_is_full_backward_hook, True,
+                                                        "as a global Module hook")
+    return _add_hook(_global_backward_hooks, hook)
 
 
 def register_module_backward_hook(hook):
     """Deprecated global version of :meth:`Module.register_backward_hook`."""
     global _global_is_full_backward_hook
-    if _global_is_full_backward_hook is True:
-        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
-                           "global Module hook. Please use only one of them.")
-    _global_is_full_backward_hook = False
-    handle = _RemovableHandle(_global_backward_hooks)
-    _global_backward_hooks[handle.id] = hook
-    return handle
+    _global_is_full_backward_hook = _backward_hook_kind(_global_is_full_backward_hook, False,
+                                                        "as a global Module hook")
+    return _add_hook(_global_backward_hooks, hook)
 
 
 class _WrappedHook:
@@ -494,67 +486,39 @@ class Module:
         1-tuple); with ``with_kwargs``: ``hook(module, args, kwargs) -> None |
         (new_args, new_kwargs)``. ``prepend`` puts it first among this module's
         pre-hooks (global ones still run before)."""
-        handle = _RemovableHandle(self._forward_pre_hooks,
-                                 extra_dict=self._forward_pre_hooks_with_kwargs)
-        self._forward_pre_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_pre_hooks_with_kwargs[handle.id] = True
-        if prepend:
-            self._forward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _add_hook(self._forward_pre_hooks, hook, prepend=prepend,
+                         flags=[(self._forward_pre_hooks_with_kwargs, with_kwargs)])
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
         """``hook(module, args, output) -> None | new_output`` (``hook(module, args,
         kwargs, output)`` with ``with_kwargs``). ``always_call``: also run when forward
         raised (with ``output=None``); the exception still propagates."""
-        handle = _RemovableHandle(self._forward_hooks,
-                                 extra_dict=[self._forward_hooks_with_kwargs,
-                                             self._forward_hooks_always_called])
-        self._forward_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_hooks_with_kwargs[handle.id] = True
-        if always_call:
-            self._forward_hooks_always_called[handle.id] = True
-        if prepend:
-            self._forward_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _add_hook(self._forward_hooks, hook, prepend=prepend,
+                         flags=[(self._forward_hooks_with_kwargs, with_kwargs),
+                                (self._forward_hooks_always_called, always_call)])
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
         """``hook(module, grad_output) -> None | new_grad_output``: runs when the
         gradients w.r.t. the module's outputs are ready; a returned tuple (same length)
         is what flows into the module."""
-        handle = _RemovableHandle(self._backward_pre_hooks)
-        self._backward_pre_hooks[handle.id] = hook
-        if prepend:
-            self._backward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _add_hook(self._backward_pre_hooks, hook, prepend=prepend)
 
     def register_full_backward_hook(self, hook, prepend=False):
         """``hook(module, grad_input, grad_output) -> None | new_grad_input``: runs when
         the gradients w.r.t. the module's (positional tensor) inputs are ready. See
         :class:`minigrad.nn.modules._functions.BackwardHook` for when it does not fire."""
-        if self._is_full_backward_hook is False:
-            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a "
-                               "single Module. Please use only one of them.")
-        self._is_full_backward_hook = True
-        handle = _RemovableHandle(self._backward_hooks)
-        self._backward_hooks[handle.id] = hook
-        if prepend:
-            self._backward_hooks.move_to_end(handle.id, last=False)
-        return handle
+        self._is_full_backward_hook = _backward_hook_kind(self._is_full_backward_hook, True,
+                                                          "on a single Module")
+        return _add_hook(self._backward_hooks, hook, prepend=prepend)
 
     def register_backward_hook(self, hook):
         """Deprecated (as in PyTorch): the hook becomes a post-hook of the node that made
         the *first output tensor*, i.e. of the module's last op only, so for a module of
         several ops ``grad_input`` are gradients w.r.t. that op's inputs, not the
         module's. Use :meth:`register_full_backward_hook`."""
-        if self._is_full_backward_hook is True:
-            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a "
-                               "single Module. Please use only one of them.")
-        self._is_full_backward_hook = False
-        handle = _RemovableHandle(self._backward_hooks)
-        self._backward_hooks[handle.id] = hook
-        return handle
+        self._is_full_backward_hook = _backward_hook_kind(self._is_full_backward_hook, False,
+                                                          "on a single Module")
+        return _add_hook(self._backward_hooks, hook)
 
     def _get_backward_hooks(self):
         full, non_full = [], []

@@ -11,6 +11,8 @@ post-accumulate hook editing p.grad in place is seen by the AccumulateGrad
 node's post hooks through grad_outputs; a .grad assigned in a
 post-accumulate hook is what stays.
 """
+import weakref
+
 import torch
 
 def r(t, n=4):
@@ -26,11 +28,12 @@ x = torch.tensor([1., 2.], requires_grad=True)
 seen = {}
 def hook(g):
     out = g * 10
-    seen["ptr"], seen["id"] = out.data_ptr(), id(out)
+    # a weak reference, not id(): a freed object's id can be reused by .grad's
+    seen["ptr"], seen["ref"] = out.data_ptr(), weakref.ref(out)
     return out
 x.register_hook(hook)
 (x * 3).sum().backward()
-print("  same storage", x.grad.data_ptr() == seen["ptr"], "same object", id(x.grad) == seen["id"], r(x.grad))
+print("  same storage", x.grad.data_ptr() == seen["ptr"], "same object", x.grad is seen["ref"](), r(x.grad))
 
 print("2. a result the hook also keeps is copied")
 x = torch.tensor([1., 2.], requires_grad=True)
