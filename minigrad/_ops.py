@@ -124,19 +124,25 @@ def _quiet(fn):
 
 
 # numpy's float32 exp/log/tanh/sin/cos differ from PyTorch's in the last bit for about a
-# third of inputs (measured on a million normal values); computing in float64 and rounding
-# once gives PyTorch's printed values, which the differential tests compare. It costs: on
-# this project's 2-core machine numpy's float64 tanh of 16,384 values takes ~300 us
-# against ~65 us in float32, about 4 us against 1 us on 16 values.
-# set_exact_float32_math(False) trades the last bit for numpy's float32 kernels.
+# third of inputs (measured on 65,536 normal values); computing in float64 and rounding
+# once gives the values PyTorch prints for all but about 1 % (exp, tanh), which is what the
+# differential tests compare. It costs: numpy's float64 tanh of 16,384 values takes ~230 us
+# on this project's 2-core machine against ~45 us for its float32 kernel (SIMD), about
+# 4 us against 1 us on 16 values. So the float64 round trip is kept for tensors of up to
+# _EXACT_MAX_NUMEL elements, the ones people print and compare value by value; a larger
+# tensor (a hidden layer's activations) uses the float32 kernel: 190 us less per tanh of
+# a 64 x 256 activation in the MLP benchmark, for a last-bit difference nobody prints.
+# set_exact_float32_math(False) uses the float32 kernels for every size.
 _exact_float32 = True
+_EXACT_MAX_NUMEL = 4096
 
 
 def set_exact_float32_math(enabled):
     """Compute float32 ``exp``, ``log``, ``tanh``, ``sigmoid``, ``sin``, ``cos`` (and
-    ``log_softmax``'s backward) in float64 and round once (True, the default: the values
-    PyTorch prints), or with numpy's float32 kernels (False: up to ~4x faster on large
-    tensors, sometimes one ulp away from PyTorch). minigrad only; PyTorch has no switch."""
+    ``log_softmax``'s backward) of tensors up to 4,096 elements in float64 and round
+    once (True, the default: the values PyTorch prints), or always with numpy's float32
+    kernels (False: up to ~4x faster, sometimes one ulp away from PyTorch). Larger
+    tensors use the float32 kernels either way. minigrad only; PyTorch has no switch."""
     global _exact_float32
     _exact_float32 = bool(enabled)
 
@@ -150,7 +156,7 @@ def _precise(fn):
     """``fn`` on float32 computed as :func:`set_exact_float32_math` says; quiet too."""
     def forward(x):
         with np.errstate(all="ignore"):
-            if x.dtype == np.float32 and _exact_float32:
+            if x.dtype == np.float32 and _exact_float32 and x.size <= _EXACT_MAX_NUMEL:
                 return fn(x.astype(np.float64)).astype(np.float32)
             return fn(x)
     return forward
@@ -170,7 +176,7 @@ add = Op("add", "AddBackward0", lambda a, b, alpha=1: a + b if alpha == 1 else a
 sub = Op("sub", "SubBackward0", lambda a, b, alpha=1: a - b if alpha == 1 else a - alpha * b,
          ("self", "other"), saved_attrs=("alpha",),
          grads={"self": lambda g, ctx: g, "other": lambda g, ctx: -g if ctx.alpha == 1 else g * -ctx.alpha})
-rsub = Op("rsub", "RsubBackward1", lambda a, other, alpha: np.subtract(other, a).astype(a.dtype),
+rsub = Op("rsub", "RsubBackward1", lambda a, other, alpha: np.subtract(other, a).astype(a.dtype, copy=False),
           saved_attrs=("alpha",), grads={"self": lambda g, ctx: -g if ctx.alpha == 1 else g * -ctx.alpha})
 mul = Op("mul", "MulBackward0", np.multiply, ("self", "other"),
          saves={"other": "self", "self": "other"},
@@ -217,7 +223,7 @@ tanh = Op("tanh", "TanhBackward0", _precise(np.tanh), saves={"result": None},
           grads={"self": lambda g, ctx: apply_op(tanh_backward, (g, ctx.result))})
 sigmoid = Op("sigmoid", "SigmoidBackward0", _precise(lambda x: 1.0 / (1.0 + np.exp(-x))), saves={"result": None},
              grads={"self": lambda g, ctx: apply_op(sigmoid_backward, (g, ctx.result))})
-relu = Op("relu", "ReluBackward0", lambda x: np.maximum(x, 0).astype(x.dtype), saves={"result": None},
+relu = Op("relu", "ReluBackward0", lambda x: np.maximum(x, 0).astype(x.dtype, copy=False), saves={"result": None},
           grads={"self": lambda g, ctx: apply_op(threshold_backward, (g, ctx.result), {"threshold": 0})})
 abs = Op("abs", "AbsBackward0", np.abs, saves={"self": None},
          grads={"self": lambda g, ctx: g * apply_op(sgn, (ctx.self,))})
@@ -453,7 +459,7 @@ sigmoid_backward = Op("sigmoid_backward", "SigmoidBackwardBackward0", lambda g, 
                       grads={"grad_output": lambda gg, ctx: apply_op(sigmoid_backward, (gg, ctx.output)),
                              "output": lambda gg, ctx: gg * ctx.grad_output * (1 - _mul_scalar(ctx.output, 2))})
 threshold_backward = Op("threshold_backward", "ThresholdBackwardBackward0",
-                        lambda g, x, threshold: g * (x > threshold).astype(g.dtype),
+                        lambda g, x, threshold: np.where(x <= threshold, 0, g),
                         ("grad_output", "self"), saves={"self": None}, saved_attrs=("threshold",),
                         grads={"grad_output": lambda gg, ctx: apply_op(
                                    threshold_backward, (gg, ctx.self), {"threshold": ctx.threshold}),
@@ -563,7 +569,7 @@ def _var_forward(x, dim, correction, keepdim):
     with np.errstate(all="ignore"):
         mean = np.mean(x, axis=dim, keepdims=True)
         squares = np.sum(np.square(x - mean), axis=dim, keepdims=keepdim)
-        return (squares / np.asarray(builtins.max(dof, 0), dtype=x.dtype)).astype(x.dtype)
+        return (squares / np.asarray(builtins.max(dof, 0), dtype=x.dtype)).astype(x.dtype, copy=False)
 
 
 def _keep(g, ctx):
@@ -611,13 +617,13 @@ std = Op("std", "StdBackward0", _quiet(lambda x, **kw: np.sqrt(_var_forward(x, *
 var_mean = Op("var_mean", "VarMeanBackward0",
               lambda x, dim, correction, keepdim: (
                   _var_forward(x, dim, correction, keepdim),
-                  np.mean(x, axis=dim, keepdims=keepdim).astype(x.dtype)),
+                  np.mean(x, axis=dim, keepdims=keepdim).astype(x.dtype, copy=False)),
               multi_output=True, saves={"self": None}, saved_attrs=("correction", "dim", "keepdim"),
               grads={"self": _var_mean_backward})
 std_mean = Op("std_mean", "StdMeanBackward0",
               _quiet(lambda x, dim, correction, keepdim: (
                   np.sqrt(_var_forward(x, dim, correction, keepdim)),
-                  np.mean(x, axis=dim, keepdims=keepdim).astype(x.dtype))),
+                  np.mean(x, axis=dim, keepdims=keepdim).astype(x.dtype, copy=False))),
               multi_output=True, saves={"self": None, "result0": None},
               saved_attrs=("correction", "dim", "keepdim"),
               grads={"self": lambda grads, ctx: _var_mean_backward(grads, ctx, std=True)})

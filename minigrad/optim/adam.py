@@ -62,7 +62,7 @@ class Adam(_Optimizer):
                 t = float(state["step"]._array)
                 if wd != 0:
                     if group.get("decoupled_weight_decay", self._decoupled):
-                        x = x * _f(1 - lr * wd, x)
+                        x *= _f(1 - lr * wd, x)        # param.mul_(1 - lr * wd)
                     else:
                         g = g + _f(wd, x) * x
                 m, v = state["exp_avg"]._array, state["exp_avg_sq"]._array
@@ -77,7 +77,7 @@ class Adam(_Optimizer):
                     v = np.maximum(state["max_exp_avg_sq"]._array, v)
                     state["max_exp_avg_sq"]._array[...] = v
                 denom = np.sqrt(v) / _f(bias_correction2_sqrt, x) + _f(eps, x)
-                self._write(p, x + _f(-step_size, x) * (m / denom))
+                self._add_to(p, _f(-step_size, x) * (m / denom))
         return loss
 
 

@@ -86,10 +86,10 @@ class Optimizer:
                 yield p, p._array, (-g if group["maximize"] else g)
 
     @staticmethod
-    def _write(p, new_data):
-        """Store an update into the parameter's own array and bump its version (an
-        in-place write, as ``param.add_`` in PyTorch)."""
-        p._array[...] = new_data
+    def _add_to(p, delta):
+        """``param.add_(delta)`` as PyTorch's optimizers do it: add in place to the
+        parameter's own array (one pass, no new array) and bump its version."""
+        p._array += delta
         p._version_counter[0] += 1
 
     # --- state dict ---------------------------------------------------------------------

@@ -53,5 +53,5 @@ class SGD(_Optimizer):
                         buf = state["momentum_buffer"]._array * _f(momentum, x) + _f(1 - dampening, x) * g
                         state["momentum_buffer"]._array[...] = buf
                     g = g + _f(momentum, x) * buf if nesterov else buf
-                self._write(p, x + _f(-lr, x) * g)
+                self._add_to(p, _f(-lr, x) * g)
         return loss
