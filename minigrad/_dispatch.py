@@ -32,7 +32,7 @@ class Op:
     """
 
     __slots__ = ("name", "node_name", "forward", "inputs", "saves", "grads", "saved_attrs",
-                 "metadata", "multi_output", "casts", "view", "node_class")
+                 "metadata", "multi_output", "casts", "view", "node_class", "save_plan")
 
     def __init__(self, name, node_name, forward, inputs=("self",), saves=None, grads=None,
                  saved_attrs=(), multi_output=False, casts=False, view=False):
@@ -50,6 +50,13 @@ class Op:
                               if attr.rsplit("_sym_", 1)[-1] in _METADATA)
         self.node_class = _node_class(node_name) if node_name else None
         self._check()
+        # What _record saves, with names turned into positions once, here:
+        # (saved name, is an output, its index, index of the input needing it or None).
+        self.save_plan = tuple(
+            (name, name in _OUTPUT_NAMES,
+             _OUTPUT_NAMES[name] if name in _OUTPUT_NAMES else self.inputs.index(name),
+             None if needed_by is None else self.inputs.index(needed_by))
+            for name, needed_by in self.saves.items())
 
     def _check(self):
         """Catch a typo in a row when the table is built, not in some later backward."""
@@ -253,14 +260,12 @@ def _record(op, tensors, attrs, outputs):
             out._grad_fn = node
             out._output_nr = i
         node._input_metadata.append((out._array.shape, out._array.dtype))
-    if op.saves:
-        names = op.inputs
-        for saved_name, needed_by in op.saves.items():
-            if needed_by is not None and not tensors[names.index(needed_by)].requires_grad:
-                node._stored[saved_name] = SavedTensor(None)     # PyTorch lists it, as None
-                continue
-            if saved_name in _OUTPUT_NAMES:
-                node._stored[saved_name] = SavedTensor(outputs[_OUTPUT_NAMES[saved_name]], is_output=True)
-            else:
-                node._stored[saved_name] = SavedTensor(tensors[names.index(saved_name)])
+    stored = node._stored
+    for saved_name, is_output, index, needed_by in op.save_plan:
+        if needed_by is not None and not tensors[needed_by]._requires_grad:
+            stored[saved_name] = SavedTensor(None)      # PyTorch lists it, as None
+        elif is_output:
+            stored[saved_name] = SavedTensor(outputs[index], is_output=True)
+        else:
+            stored[saved_name] = SavedTensor(tensors[index])
     return node

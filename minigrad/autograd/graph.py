@@ -228,10 +228,11 @@ def gradient_edge(tensor):
     not exist yet) and 0, or ``(None, 0)`` when it does not require grad. The edge a
     tensor adds to the ``next_functions`` of a node made from it (PyTorch's
     ``impl::gradient_edge``)."""
-    if not tensor.requires_grad:
+    if not tensor._requires_grad:
         return (None, 0)
-    if tensor.grad_fn is not None:
-        return (tensor.grad_fn, tensor._output_nr)
+    grad_fn = tensor.grad_fn
+    if grad_fn is not None:
+        return (grad_fn, tensor._output_nr)
     return (tensor._get_grad_accumulator(), 0)
 
 

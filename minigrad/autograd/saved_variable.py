@@ -73,7 +73,8 @@ class SavedTensor:
         self._source = self._grad_fn = self._grad_acc = None
         if value is None:
             return
-        if not is_output and value.grad_fn is not None:
+        grad_fn = value.grad_fn
+        if not is_output and grad_fn is not None:
             # A saved non-leaf input: remembered (weakly) to notice a later detach_().
             self._source = weakref.ref(value)
         # Its place in the graph, which a tensor rebuilt from what an unpack hook returns
@@ -82,8 +83,8 @@ class SavedTensor:
         # AccumulateGrad (weakly, as the leaf itself does); an output's grad_fn is the
         # saving node, passed to unpack.
         if not is_output:
-            self._grad_fn = value.grad_fn
-            if value.grad_fn is None:
+            self._grad_fn = grad_fn
+            if grad_fn is None:
                 self._grad_acc = value._grad_accumulator
         self._saved_version = value._version_counter[0]
         self._version_counter = value._version_counter
