@@ -132,6 +132,13 @@ def _addindent(s_, num_spaces):
     return first + "\n" + "\n".join((num_spaces * " ") + line for line in s)
 
 
+def _values(named_items):
+    """The values of ``(name, value)`` pairs, lazily: what ``parameters()``, ``buffers()``,
+    ``children()`` and ``modules()`` yield from their ``named_*`` twins (PyTorch writes the
+    same loop, ``for _, param in self.named_parameters(): yield param``, in each)."""
+    return (value for _, value in named_items)
+
+
 def _forward_unimplemented(self, *input):
     raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
@@ -322,24 +329,21 @@ class Module:
                 yield (module_prefix + ("." if module_prefix else "") + k, v)
 
     def parameters(self, recurse=True):
-        for _, param in self.named_parameters(recurse=recurse):
-            yield param
+        return _values(self.named_parameters(recurse=recurse))
 
     def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
         yield from self._named_members(lambda m: m._parameters.items(), prefix=prefix,
                                        recurse=recurse, remove_duplicate=remove_duplicate)
 
     def buffers(self, recurse=True):
-        for _, buf in self.named_buffers(recurse=recurse):
-            yield buf
+        return _values(self.named_buffers(recurse=recurse))
 
     def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
         yield from self._named_members(lambda m: m._buffers.items(), prefix=prefix,
                                        recurse=recurse, remove_duplicate=remove_duplicate)
 
     def children(self):
-        for _, module in self.named_children():
-            yield module
+        return _values(self.named_children())
 
     def named_children(self):
         memo = set()
@@ -349,8 +353,7 @@ class Module:
                 yield name, module
 
     def modules(self):
-        for _, module in self.named_modules():
-            yield module
+        return _values(self.named_modules())
 
     def named_modules(self, memo=None, prefix="", remove_duplicate=True):
         if memo is None:
