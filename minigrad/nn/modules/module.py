@@ -139,6 +139,24 @@ def _values(named_items):
     return (value for _, value in named_items)
 
 
+def _tensor_tuple_or_warn(value, does_not, grad_name):
+    """``value`` (a module's output or input) as a tuple of Tensors; None, after a
+    FutureWarning, when it is neither a Tensor nor a tuple of Tensors, so that a non-full
+    backward hook will miss part of its ``grad_name``. These are the first two checks of
+    PyTorch's ``Module._maybe_warn_non_full_backward_hook``, and the warning points at its
+    caller, as PyTorch's does."""
+    if isinstance(value, _Tensor):
+        return (value,)
+    if isinstance(value, tuple) and all(isinstance(v, _Tensor) for v in value):
+        return value
+    warnings.warn(f"Using non-full backward hooks on a Module that {does_not} a single Tensor or "
+                  "a tuple of Tensors is deprecated and will be removed in future versions. This "
+                  f"hook will be missing some of the {grad_name}. Please use "
+                  "register_full_backward_hook to get the documented behavior.",
+                  FutureWarning, stacklevel=3)
+    return None
+
+
 def _forward_unimplemented(self, *input):
     raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
@@ -539,26 +557,12 @@ class Module:
         return [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
 
     def _maybe_warn_non_full_backward_hook(self, inputs, result, grad_fn):
-        if not isinstance(result, _Tensor):
-            if not (isinstance(result, tuple) and all(isinstance(r, _Tensor) for r in result)):
-                warnings.warn("Using non-full backward hooks on a Module that does not return a "
-                              "single Tensor or a tuple of Tensors is deprecated and will be removed "
-                              "in future versions. This hook will be missing some of the grad_output. "
-                              "Please use register_full_backward_hook to get the documented behavior.",
-                              FutureWarning, stacklevel=2)
-                return
-        else:
-            result = (result,)
-        if not isinstance(inputs, _Tensor):
-            if not (isinstance(inputs, tuple) and all(isinstance(i, _Tensor) for i in inputs)):
-                warnings.warn("Using non-full backward hooks on a Module that does not take as input a "
-                              "single Tensor or a tuple of Tensors is deprecated and will be removed "
-                              "in future versions. This hook will be missing some of the grad_input. "
-                              "Please use register_full_backward_hook to get the documented behavior.",
-                              FutureWarning, stacklevel=2)
-                return
-        else:
-            inputs = (inputs,)
+        result = _tensor_tuple_or_warn(result, "does not return", "grad_output")
+        if result is None:
+            return
+        inputs = _tensor_tuple_or_warn(inputs, "does not take as input", "grad_input")
+        if inputs is None:
+            return
         out_grad_fn = {r.grad_fn for r in result if r.grad_fn is not None}
         if len(out_grad_fn) == 0 or (len(out_grad_fn) == 1 and grad_fn not in out_grad_fn):
             warnings.warn("Using a non-full backward hook when outputs are nested in python data "
