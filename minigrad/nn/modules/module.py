@@ -663,37 +663,34 @@ class Module:
                     self._maybe_warn_non_full_backward_hook(args, result, grad_fn)
             return result
 
-        try:
-            return inner()
-        except Exception:
-            # The always_call forward hooks that did not run yet, global first.
-            for hook_id, hook in _global_forward_hooks.items():
-                if (hook_id in _global_forward_hooks_always_called
-                        and hook_id not in called_always_called_hooks):
+        def run_always_called(hooks, always_called, with_kwargs, whose):
+            """Run the always_call hooks of ``hooks`` that did not run yet; one that raises
+            is reported in a warning and skipped (each of the two loops in PyTorch's
+            ``except`` clause of ``_call_impl``)."""
+            nonlocal result
+            for hook_id, hook in hooks.items():
+                if hook_id in always_called and hook_id not in called_always_called_hooks:
                     try:
-                        hook_result = hook(self, args, result)
-                        if hook_result is not None:
-                            result = hook_result
-                    except Exception as e:
-                        warnings.warn("global module forward hook with ``always_call=True`` raised an "
-                                      "exception that was silenced as another error was raised in "
-                                      f"forward: {str(e)}")
-                        continue
-            for hook_id, hook in self._forward_hooks.items():
-                if (hook_id in self._forward_hooks_always_called
-                        and hook_id not in called_always_called_hooks):
-                    try:
-                        if hook_id in self._forward_hooks_with_kwargs:
+                        if hook_id in with_kwargs:
                             hook_result = hook(self, args, kwargs, result)
                         else:
                             hook_result = hook(self, args, result)
                         if hook_result is not None:
                             result = hook_result
                     except Exception as e:
-                        warnings.warn("module forward hook with ``always_call=True`` raised an "
+                        warnings.warn(f"{whose} forward hook with ``always_call=True`` raised an "
                                       "exception that was silenced as another error was raised in "
                                       f"forward: {str(e)}")
-                        continue
+
+        try:
+            return inner()
+        except Exception:
+            # The always_call forward hooks that did not run yet, global first. As in PyTorch,
+            # a global one gets no kwargs here, even when registered with_kwargs.
+            run_always_called(_global_forward_hooks, _global_forward_hooks_always_called, (),
+                              "global module")
+            run_always_called(self._forward_hooks, self._forward_hooks_always_called,
+                              self._forward_hooks_with_kwargs, "module")
             raise
 
     __call__ = _call_impl
