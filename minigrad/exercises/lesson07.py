@@ -14,7 +14,7 @@ from .. import _creation
 from ..autograd import Variable as _Variable
 from .._creation import tensor as _tensor
 from . import (Result as _Result, judge_predicted_order as _judge_predicted_order,
-               run_check as _run_check)
+               judge_returned_handles as _judge_returned_handles, run_check as _run_check)
 
 __all__ = ["check_callback_order", "check_unused_parameters", "check_bucketed_all_reduce",
            "CALLBACK_EVENTS"]
@@ -222,16 +222,19 @@ def check_bucketed_all_reduce(attach_bucketed_all_reduce):
                                      f"{_names(order)}). {advice}")
             for h in mine:
                 h.remove()
-            if not isinstance(handles, (list, tuple)) or not all(hasattr(h, "remove") for h in handles):
-                return _Result(False, "the buckets are right; return the list of the handles of "
-                                     f"every hook you registered (you returned {handles!r}).")
-            for h in handles:
-                h.remove()
-            flushes.clear()
-            loss().backward()
-            if flushes:
-                return _Result(False, "after removing every returned handle, a bucket was still "
-                                     "flushed: return the handles of all your hooks.")
+
+            def flushes_again():
+                flushes.clear()
+                loss().backward()
+                return bool(flushes)
+            r = _judge_returned_handles(
+                handles, flushes_again,
+                not_handles="the buckets are right; return the list of the handles of every "
+                            f"hook you registered (you returned {handles!r}).",
+                still_active="after removing every returned handle, a bucket was still flushed: "
+                             "return the handles of all your hooks.")
+            if not r:
+                return r
         return _Result(True, "buckets filled in the order gradients became ready, flushed at the "
                             "byte limit during backward, the last one from a final callback, "
                             "pass after pass.")
