@@ -21,7 +21,7 @@ import traceback
 import numpy as np
 
 __all__ = ["Result", "run_check", "compare_values", "compare_sequences", "reachable_nodes",
-           "judge_predicted_order", "judge_returned_handles"]
+           "judge_predicted_order", "judge_returned_handles", "hook_queuing_callbacks"]
 
 #: set (to anything non-empty) in a kernel's environment by ``python -m minigrad.grade``
 _GRADER_ENV = "MINIGRAD_GRADER"
@@ -179,3 +179,22 @@ def judge_returned_handles(handles, run_again, *, not_handles, still_active):
     if run_again():
         return Result(False, still_active)
     return Result(True, "removing the returned handles removes every hook.")
+
+
+def hook_queuing_callbacks(log, hook_says, cb1_says, cb2_says):
+    """A tensor hook for the final-callback pass of lessons 07 and 10 (spec claim c08): it
+    logs ``hook_says`` and queues two final callbacks with ``queue_callback``, cb1 then
+    cb3; cb1 logs ``cb1_says()`` and queues cb2, which logs ``cb2_says``; cb3 logs "cb3".
+    The engine drains its callbacks first in, first out, so they log cb1, cb3, cb2."""
+    from minigrad.autograd import Variable
+    queue = Variable._execution_engine.queue_callback
+
+    def cb1():
+        log.append(cb1_says())
+        queue(lambda: log.append(cb2_says))
+
+    def hook(grad):
+        log.append(hook_says)
+        queue(cb1)
+        queue(lambda: log.append("cb3"))
+    return hook

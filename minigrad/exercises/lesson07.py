@@ -11,9 +11,9 @@
 Checks print one verdict and never raise.
 """
 from .. import _creation
-from ..autograd import Variable as _Variable
 from .._creation import tensor as _tensor
-from . import (Result as _Result, judge_predicted_order as _judge_predicted_order,
+from . import (Result as _Result, hook_queuing_callbacks as _hook_queuing_callbacks,
+               judge_predicted_order as _judge_predicted_order,
                judge_returned_handles as _judge_returned_handles, run_check as _run_check)
 
 __all__ = ["check_callback_order", "check_unused_parameters", "check_bucketed_all_reduce",
@@ -25,20 +25,10 @@ CALLBACK_EVENTS = ("y hook", "x post-accumulate", "cb1", "cb2", "cb3", "backward
 
 def _section1_pass():
     """Section 1's pass, logging the names of CALLBACK_EVENTS in the order they happen."""
-    queue = _Variable._execution_engine.queue_callback
     log = []
     x = _tensor([1.0, 2.0], requires_grad=True)
     y = x * 2
-
-    def cb1():
-        log.append("cb1")
-        queue(lambda: log.append("cb2"))
-
-    def y_hook(grad):
-        log.append("y hook")
-        queue(cb1)
-        queue(lambda: log.append("cb3"))
-    y.register_hook(y_hook)
+    y.register_hook(_hook_queuing_callbacks(log, "y hook", lambda: "cb1", "cb2"))
     x.register_post_accumulate_grad_hook(lambda p: log.append("x post-accumulate"))
     y.sum().backward()
     log.append("backward returned")

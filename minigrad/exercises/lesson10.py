@@ -20,7 +20,8 @@ import warnings
 import minigrad as torch
 from minigrad.autograd import engine
 
-from . import Result as _Result, run_check as _run_check
+from . import (Result as _Result, hook_queuing_callbacks as _hook_queuing_callbacks,
+               run_check as _run_check)
 
 __all__ = ["check_count_dependencies", "check_engine_loop", "check_full_engine", "SCENARIOS"]
 
@@ -267,17 +268,10 @@ def _s_final_callbacks(log):
     x, _ = _leaves()
     y = x * 2
     z = y * 3
-    queue = torch.autograd.Variable._execution_engine.queue_callback
-
-    def cb1():
-        log.append(f"cb1: x.grad = {_r(x.grad)}, grad enabled = {torch.is_grad_enabled()}")
-        queue(lambda: log.append("cb2 (queued by cb1)"))
-
-    def z_hook(g):
-        log.append("z hook queues cb1 and cb3")
-        queue(cb1)
-        queue(lambda: log.append("cb3"))
-    z.register_hook(z_hook)
+    z.register_hook(_hook_queuing_callbacks(
+        log, "z hook queues cb1 and cb3",
+        lambda: f"cb1: x.grad = {_r(x.grad)}, grad enabled = {torch.is_grad_enabled()}",
+        "cb2 (queued by cb1)"))
     y.register_hook(lambda g: log.append("y hook"))
     x.register_post_accumulate_grad_hook(lambda p: log.append("x post-accumulate"))
     z.sum().backward()
