@@ -45,6 +45,12 @@ _global_forward_hooks = _OrderedDict()
 _global_forward_hooks_always_called = _OrderedDict()
 _global_forward_hooks_with_kwargs = _OrderedDict()
 
+#: the dicts in which each Module keeps its own hooks, keyed by their handle's id (the
+#: ``*_with_kwargs`` and ``*_always_called`` ones mark the hooks registered with that flag)
+_HOOK_DICTS = ("_backward_pre_hooks", "_backward_hooks", "_forward_hooks",
+               "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
+               "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs")
+
 
 def register_module_forward_pre_hook(hook):
     """``torch.nn.modules.module.register_module_forward_pre_hook``: ``hook(module, args)``
@@ -181,14 +187,9 @@ class Module:
         set_attr(self, "_buffers", _OrderedDict())
         set_attr(self, "_non_persistent_buffers_set", set())
         set_attr(self, "_modules", _OrderedDict())
-        set_attr(self, "_backward_pre_hooks", _OrderedDict())
-        set_attr(self, "_backward_hooks", _OrderedDict())
         set_attr(self, "_is_full_backward_hook", None)
-        set_attr(self, "_forward_hooks", _OrderedDict())
-        set_attr(self, "_forward_hooks_with_kwargs", _OrderedDict())
-        set_attr(self, "_forward_hooks_always_called", _OrderedDict())
-        set_attr(self, "_forward_pre_hooks", _OrderedDict())
-        set_attr(self, "_forward_pre_hooks_with_kwargs", _OrderedDict())
+        for name in _HOOK_DICTS:
+            set_attr(self, name, _OrderedDict())
 
     # --- registration ----------------------------------------------------------------
     def _check_new_name(self, kind, name, registry):
