@@ -138,6 +138,18 @@ def _addindent(s_, num_spaces):
     return first + "\n" + "\n".join((num_spaces * " ") + line for line in s)
 
 
+def _typed_attr(module, name, cls, cls_name):
+    """``getattr(module, name)``, which must exist and be a ``cls``: one step of
+    ``Module.get_submodule`` and the last of ``get_parameter``, with PyTorch's
+    AttributeError messages (PyTorch repeats these checks in each)."""
+    if not hasattr(module, name):
+        raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+    value = getattr(module, name)
+    if not isinstance(value, cls):
+        raise AttributeError(f"`{name}` is not an {cls_name}")
+    return value
+
+
 def _values(named_items):
     """The values of ``(name, value)`` pairs, lazily: what ``parameters()``, ``buffers()``,
     ``children()`` and ``modules()`` yield from their ``named_*`` twins (PyTorch writes the
@@ -317,22 +329,12 @@ class Module:
             return self
         mod = self
         for item in target.split("."):
-            if not hasattr(mod, item):
-                raise AttributeError(f"{mod._get_name()} has no attribute `{item}`")
-            mod = getattr(mod, item)
-            if not isinstance(mod, Module):
-                raise AttributeError(f"`{item}` is not an nn.Module")
+            mod = _typed_attr(mod, item, Module, "nn.Module")
         return mod
 
     def get_parameter(self, target):
         module_path, _, name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, name):
-            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
-        param = getattr(mod, name)
-        if not isinstance(param, _Parameter):
-            raise AttributeError(f"`{name}` is not an nn.Parameter")
-        return param
+        return _typed_attr(self.get_submodule(module_path), name, _Parameter, "nn.Parameter")
 
     # --- iteration -------------------------------------------------------------------
     def _named_members(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True):
