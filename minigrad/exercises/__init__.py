@@ -21,7 +21,7 @@ import traceback
 import numpy as np
 
 __all__ = ["Result", "run_check", "compare_values", "compare_sequences", "reachable_nodes",
-           "judge_predicted_order"]
+           "judge_predicted_order", "judge_returned_handles", "hook_queuing_callbacks"]
 
 #: set (to anything non-empty) in a kernel's environment by ``python -m minigrad.grade``
 _GRADER_ENV = "MINIGRAD_GRADER"
@@ -165,3 +165,36 @@ def judge_predicted_order(predict, events, actual, *, see, each_once, right, exp
     why = explain(got, want)
     return Result(False, f"event {i + 1} is {got[i]!r}, but the engine runs {want[i]!r} there "
                          f"(engine: {want}; you: {got})." + (f" {why}" if why else ""))
+
+
+def judge_returned_handles(handles, run_again, *, not_handles, still_active):
+    """The verdict on the handles a learner's function returned for every hook it
+    registered: ``handles`` must be a list or tuple of objects with ``remove()`` (else
+    ``not_handles``); after removing each one, ``run_again()`` repeats the checked pass and
+    returns whether any of those hooks still acted (then ``still_active``)."""
+    if not isinstance(handles, (list, tuple)) or not all(hasattr(h, "remove") for h in handles):
+        return Result(False, not_handles)
+    for h in handles:
+        h.remove()
+    if run_again():
+        return Result(False, still_active)
+    return Result(True, "removing the returned handles removes every hook.")
+
+
+def hook_queuing_callbacks(log, hook_says, cb1_says, cb2_says):
+    """A tensor hook for the final-callback pass of lessons 07 and 10 (spec claim c08): it
+    logs ``hook_says`` and queues two final callbacks with ``queue_callback``, cb1 then
+    cb3; cb1 logs ``cb1_says()`` and queues cb2, which logs ``cb2_says``; cb3 logs "cb3".
+    The engine drains its callbacks first in, first out, so they log cb1, cb3, cb2."""
+    from minigrad.autograd import Variable
+    queue = Variable._execution_engine.queue_callback
+
+    def cb1():
+        log.append(cb1_says())
+        queue(lambda: log.append(cb2_says))
+
+    def hook(grad):
+        log.append(hook_says)
+        queue(cb1)
+        queue(lambda: log.append("cb3"))
+    return hook

@@ -11,10 +11,10 @@
 Checks print one verdict and never raise.
 """
 from .. import _creation
-from ..autograd import Variable as _Variable
 from .._creation import tensor as _tensor
-from . import (Result as _Result, judge_predicted_order as _judge_predicted_order,
-               run_check as _run_check)
+from . import (Result as _Result, hook_queuing_callbacks as _hook_queuing_callbacks,
+               judge_predicted_order as _judge_predicted_order,
+               judge_returned_handles as _judge_returned_handles, run_check as _run_check)
 
 __all__ = ["check_callback_order", "check_unused_parameters", "check_bucketed_all_reduce",
            "CALLBACK_EVENTS"]
@@ -25,20 +25,10 @@ CALLBACK_EVENTS = ("y hook", "x post-accumulate", "cb1", "cb2", "cb3", "backward
 
 def _section1_pass():
     """Section 1's pass, logging the names of CALLBACK_EVENTS in the order they happen."""
-    queue = _Variable._execution_engine.queue_callback
     log = []
     x = _tensor([1.0, 2.0], requires_grad=True)
     y = x * 2
-
-    def cb1():
-        log.append("cb1")
-        queue(lambda: log.append("cb2"))
-
-    def y_hook(grad):
-        log.append("y hook")
-        queue(cb1)
-        queue(lambda: log.append("cb3"))
-    y.register_hook(y_hook)
+    y.register_hook(_hook_queuing_callbacks(log, "y hook", lambda: "cb1", "cb2"))
     x.register_post_accumulate_grad_hook(lambda p: log.append("x post-accumulate"))
     y.sum().backward()
     log.append("backward returned")
@@ -222,16 +212,19 @@ def check_bucketed_all_reduce(attach_bucketed_all_reduce):
                                      f"{_names(order)}). {advice}")
             for h in mine:
                 h.remove()
-            if not isinstance(handles, (list, tuple)) or not all(hasattr(h, "remove") for h in handles):
-                return _Result(False, "the buckets are right; return the list of the handles of "
-                                     f"every hook you registered (you returned {handles!r}).")
-            for h in handles:
-                h.remove()
-            flushes.clear()
-            loss().backward()
-            if flushes:
-                return _Result(False, "after removing every returned handle, a bucket was still "
-                                     "flushed: return the handles of all your hooks.")
+
+            def flushes_again():
+                flushes.clear()
+                loss().backward()
+                return bool(flushes)
+            r = _judge_returned_handles(
+                handles, flushes_again,
+                not_handles="the buckets are right; return the list of the handles of every "
+                            f"hook you registered (you returned {handles!r}).",
+                still_active="after removing every returned handle, a bucket was still flushed: "
+                             "return the handles of all your hooks.")
+            if not r:
+                return r
         return _Result(True, "buckets filled in the order gradients became ready, flushed at the "
                             "byte limit during backward, the last one from a final callback, "
                             "pass after pass.")

@@ -21,7 +21,8 @@ from ..autograd import graph as autograd_graph
 from ..autograd import saved_variable
 from ..autograd import op_hooks
 from ..nn.modules import module as module_mod
-from . import Result as _Result, compare_values as _compare_values, run_check as _run_check
+from . import (Result as _Result, compare_values as _compare_values,
+               judge_returned_handles as _judge_returned_handles, run_check as _run_check)
 
 __all__ = ["check_module_op_trace", "check_saved_bytes_per_module", "check_prefetching_fsdp",
            "trace_model"]
@@ -348,18 +349,21 @@ def check_prefetching_fsdp(attach_prefetching_fsdp):
         if peak[0] > 2:
             return _Result(False, f"{peak[0]} units were materialised at once; at most 2 (the "
                                  "running one and the prefetched one).")
-        if not isinstance(handles, (list, tuple)) or not all(hasattr(h, "remove") for h in handles):
-            return _Result(False, "the events are right; return the list of handles so the hooks "
-                                 "can be removed.")
-        for h in handles:
-            h.remove()
-        events.clear()
-        for p in model.parameters():
-            p._array[...] = 1.0
-        model(x)
-        if any(not e.startswith("forward") for e in events):
-            return _Result(False, "after removing every returned handle, hooks still fire: "
-                                 "return all of them.")
+
+        def hooks_fire_again():
+            events.clear()
+            for p in model.parameters():
+                p._array[...] = 1.0
+            model(x)
+            return any(not e.startswith("forward") for e in events)
+        r = _judge_returned_handles(
+            handles, hooks_fire_again,
+            not_handles="the events are right; return the list of handles so the hooks can be "
+                        "removed.",
+            still_active="after removing every returned handle, hooks still fire: return all "
+                         "of them.")
+        if not r:
+            return r
         return _Result(True, "each unit gathered once per use with the next one prefetched, "
                             "freed after forward and after its gradients, at most 2 at a time, "
                             "and the unsharded gradients.")

@@ -20,7 +20,8 @@ import warnings
 import minigrad as torch
 from minigrad.autograd import engine
 
-from . import Result as _Result, run_check as _run_check
+from . import (Result as _Result, hook_queuing_callbacks as _hook_queuing_callbacks,
+               run_check as _run_check)
 
 __all__ = ["check_count_dependencies", "check_engine_loop", "check_full_engine", "SCENARIOS"]
 
@@ -267,17 +268,10 @@ def _s_final_callbacks(log):
     x, _ = _leaves()
     y = x * 2
     z = y * 3
-    queue = torch.autograd.Variable._execution_engine.queue_callback
-
-    def cb1():
-        log.append(f"cb1: x.grad = {_r(x.grad)}, grad enabled = {torch.is_grad_enabled()}")
-        queue(lambda: log.append("cb2 (queued by cb1)"))
-
-    def z_hook(g):
-        log.append("z hook queues cb1 and cb3")
-        queue(cb1)
-        queue(lambda: log.append("cb3"))
-    z.register_hook(z_hook)
+    z.register_hook(_hook_queuing_callbacks(
+        log, "z hook queues cb1 and cb3",
+        lambda: f"cb1: x.grad = {_r(x.grad)}, grad enabled = {torch.is_grad_enabled()}",
+        "cb2 (queued by cb1)"))
     y.register_hook(lambda g: log.append("y hook"))
     x.register_post_accumulate_grad_hook(lambda p: log.append("x post-accumulate"))
     z.sum().backward()
@@ -357,52 +351,56 @@ def _s_optimizer_in_backward(log):
     (x * w).sum().backward()
 
 
-#: (name, scenario, uses hooks, hint when it differs)
-SCENARIOS = [
-    ("a chain", _s_chain, False, None),
-    ("two leaves (x * w)", _s_two_leaves, False, None),
-    ("a diamond", _s_diamond, False, "a node runs once, when every gradient sent to it has arrived"),
-    ("a tensor used twice (x * x)", _s_used_twice, False,
+#: (name, scenario, hint when it differs): the graph scenarios (no hooks) and the hook
+#: scenarios (every hook level); check_engine_loop scores the first, check_full_engine both
+_GRAPH_SCENARIOS = [
+    ("a chain", _s_chain, None),
+    ("two leaves (x * w)", _s_two_leaves, None),
+    ("a diamond", _s_diamond, "a node runs once, when every gradient sent to it has arrived"),
+    ("a tensor used twice (x * x)", _s_used_twice,
      "x * x sends two gradients to the same slot: the input buffer sums them"),
-    ("the ready queue order", _s_sequence_order, False,
+    ("the ready queue order", _s_sequence_order,
      "pop the ready node with the highest _sequence_nr() first"),
-    ("branching graph", _s_branches, False, None),
-    ("broadcasting (a + b)", _s_broadcast, False, None),
-    ("backward(gradient)", _s_grad_tensor, False, None),
-    ("a leaf as the root", _s_leaf_root, False, None),
-    ("two roots", _s_two_roots, False, None),
-    ("retain_graph=True, twice", _s_retain_graph, False, None),
-    ("a second pass without retain_graph", _s_freed_graph, False,
+    ("branching graph", _s_branches, None),
+    ("broadcasting (a + b)", _s_broadcast, None),
+    ("backward(gradient)", _s_grad_tensor, None),
+    ("a leaf as the root", _s_leaf_root, None),
+    ("two roots", _s_two_roots, None),
+    ("retain_graph=True, twice", _s_retain_graph, None),
+    ("a second pass without retain_graph", _s_freed_graph,
      "without keep_graph, call node.release_variables() after the node ran"),
-    ("a small MLP", _s_mlp, False, None),
-    ("create_graph and a second derivative", _s_create_graph, False, None),
-    ("three tensor hooks on one tensor", _s_tensor_hooks_chain, True,
-     "tensor hooks run in registration order, each gets what the previous returned"),
-    ("tensor hooks on leaves", _s_leaf_tensor_hook, True,
-     "a leaf's tensor hooks run when its AccumulateGrad node is popped, before it accumulates"),
-    ("retain_grad sees the hooked gradient", _s_retain_grad_after_hooks, True,
-     "store the retained grads after every tensor hook ran"),
-    ("node pre-hooks", _s_node_pre_hooks, True,
-     "pre-hooks get a tuple; a returned tuple replaces the grad_outputs"),
-    ("a node post-hook's arguments", _s_node_post_hook_args, True,
-     "post-hooks get (grad_inputs, grad_outputs); a returned tuple replaces grad_inputs"),
-    ("every level at one node", _s_one_node_order, True,
-     "the order is tensor hooks, retain_grad, pre-hooks, the node, post-hooks"),
-    ("every level at a leaf", _s_leaf_hook_order, True,
-     "at AccumulateGrad: tensor hooks, pre-hooks, accumulate, post-accumulate hooks, post-hooks"),
-    ("a hook on a tensor used twice", _s_hook_on_tensor_used_twice, True,
-     "a tensor hook runs once, on the summed gradient, when the node is popped"),
-    ("final callbacks", _s_final_callbacks, True,
-     "run engine.final_callbacks() after the queue is empty, re-reading its length"),
-    ("a hook that raises", _s_hook_raises, True,
-     "let the exception propagate: no more nodes, no final callbacks"),
-    ("the ready queue, seen by hooks", _s_ready_queue_hooks, True,
-     "AccumulateGrad has the highest sequence number: a ready leaf runs next"),
-    ("a multi-grad hook", _s_multi_grad_hook, True, None),
-    ("module backward hooks", _s_module_hooks, True, None),
-    ("checkpointing", _s_checkpoint, True, None),
-    ("an optimizer step in a post-accumulate hook", _s_optimizer_in_backward, True, None),
+    ("a small MLP", _s_mlp, None),
+    ("create_graph and a second derivative", _s_create_graph, None),
 ]
+_HOOK_SCENARIOS = [
+    ("three tensor hooks on one tensor", _s_tensor_hooks_chain,
+     "tensor hooks run in registration order, each gets what the previous returned"),
+    ("tensor hooks on leaves", _s_leaf_tensor_hook,
+     "a leaf's tensor hooks run when its AccumulateGrad node is popped, before it accumulates"),
+    ("retain_grad sees the hooked gradient", _s_retain_grad_after_hooks,
+     "store the retained grads after every tensor hook ran"),
+    ("node pre-hooks", _s_node_pre_hooks,
+     "pre-hooks get a tuple; a returned tuple replaces the grad_outputs"),
+    ("a node post-hook's arguments", _s_node_post_hook_args,
+     "post-hooks get (grad_inputs, grad_outputs); a returned tuple replaces grad_inputs"),
+    ("every level at one node", _s_one_node_order,
+     "the order is tensor hooks, retain_grad, pre-hooks, the node, post-hooks"),
+    ("every level at a leaf", _s_leaf_hook_order,
+     "at AccumulateGrad: tensor hooks, pre-hooks, accumulate, post-accumulate hooks, post-hooks"),
+    ("a hook on a tensor used twice", _s_hook_on_tensor_used_twice,
+     "a tensor hook runs once, on the summed gradient, when the node is popped"),
+    ("final callbacks", _s_final_callbacks,
+     "run engine.final_callbacks() after the queue is empty, re-reading its length"),
+    ("a hook that raises", _s_hook_raises,
+     "let the exception propagate: no more nodes, no final callbacks"),
+    ("the ready queue, seen by hooks", _s_ready_queue_hooks,
+     "AccumulateGrad has the highest sequence number: a ready leaf runs next"),
+    ("a multi-grad hook", _s_multi_grad_hook, None),
+    ("module backward hooks", _s_module_hooks, None),
+    ("checkpointing", _s_checkpoint, None),
+    ("an optimizer step in a post-accumulate hook", _s_optimizer_in_backward, None),
+]
+SCENARIOS = _GRAPH_SCENARIOS + _HOOK_SCENARIOS
 
 
 class _Bypass(Exception):
@@ -458,7 +456,7 @@ def _diagnosis(got, want):
 
 def _scoreboard(run_backward, scenarios, what):
     matched, first = 0, None
-    for name, scenario, _, hint in scenarios:
+    for name, scenario, hint in scenarios:
         want, _ = _trace(scenario)
         try:
             got, where = _trace(scenario, run_backward)
@@ -524,8 +522,7 @@ def check_engine_loop(run_backward_core):
     Compared with minigrad's engine on the graph scenarios (node order and gradients)."""
     def body():
         _probe(run_backward_core)
-        return _scoreboard(run_backward_core, [s for s in SCENARIOS if not s[2]],
-                           "run_backward_core")
+        return _scoreboard(run_backward_core, _GRAPH_SCENARIOS, "run_backward_core")
     return _run_check("run_backward_core", body)
 
 

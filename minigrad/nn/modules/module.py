@@ -45,6 +45,12 @@ _global_forward_hooks = _OrderedDict()
 _global_forward_hooks_always_called = _OrderedDict()
 _global_forward_hooks_with_kwargs = _OrderedDict()
 
+#: the dicts in which each Module keeps its own hooks, keyed by their handle's id (the
+#: ``*_with_kwargs`` and ``*_always_called`` ones mark the hooks registered with that flag)
+_HOOK_DICTS = ("_backward_pre_hooks", "_backward_hooks", "_forward_hooks",
+               "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
+               "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs")
+
 
 def register_module_forward_pre_hook(hook):
     """``torch.nn.modules.module.register_module_forward_pre_hook``: ``hook(module, args)``
@@ -132,6 +138,43 @@ def _addindent(s_, num_spaces):
     return first + "\n" + "\n".join((num_spaces * " ") + line for line in s)
 
 
+def _typed_attr(module, name, cls, cls_name):
+    """``getattr(module, name)``, which must exist and be a ``cls``: one step of
+    ``Module.get_submodule`` and the last of ``get_parameter``, with PyTorch's
+    AttributeError messages (PyTorch repeats these checks in each)."""
+    if not hasattr(module, name):
+        raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+    value = getattr(module, name)
+    if not isinstance(value, cls):
+        raise AttributeError(f"`{name}` is not an {cls_name}")
+    return value
+
+
+def _values(named_items):
+    """The values of ``(name, value)`` pairs, lazily: what ``parameters()``, ``buffers()``,
+    ``children()`` and ``modules()`` yield from their ``named_*`` twins (PyTorch writes the
+    same loop, ``for _, param in self.named_parameters(): yield param``, in each)."""
+    return (value for _, value in named_items)
+
+
+def _tensor_tuple_or_warn(value, does_not, grad_name):
+    """``value`` (a module's output or input) as a tuple of Tensors; None, after a
+    FutureWarning, when it is neither a Tensor nor a tuple of Tensors, so that a non-full
+    backward hook will miss part of its ``grad_name``. These are the first two checks of
+    PyTorch's ``Module._maybe_warn_non_full_backward_hook``, and the warning points at its
+    caller, as PyTorch's does."""
+    if isinstance(value, _Tensor):
+        return (value,)
+    if isinstance(value, tuple) and all(isinstance(v, _Tensor) for v in value):
+        return value
+    warnings.warn(f"Using non-full backward hooks on a Module that {does_not} a single Tensor or "
+                  "a tuple of Tensors is deprecated and will be removed in future versions. This "
+                  f"hook will be missing some of the {grad_name}. Please use "
+                  "register_full_backward_hook to get the documented behavior.",
+                  FutureWarning, stacklevel=3)
+    return None
+
+
 def _forward_unimplemented(self, *input):
     raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
@@ -156,14 +199,9 @@ class Module:
         set_attr(self, "_buffers", _OrderedDict())
         set_attr(self, "_non_persistent_buffers_set", set())
         set_attr(self, "_modules", _OrderedDict())
-        set_attr(self, "_backward_pre_hooks", _OrderedDict())
-        set_attr(self, "_backward_hooks", _OrderedDict())
         set_attr(self, "_is_full_backward_hook", None)
-        set_attr(self, "_forward_hooks", _OrderedDict())
-        set_attr(self, "_forward_hooks_with_kwargs", _OrderedDict())
-        set_attr(self, "_forward_hooks_always_called", _OrderedDict())
-        set_attr(self, "_forward_pre_hooks", _OrderedDict())
-        set_attr(self, "_forward_pre_hooks_with_kwargs", _OrderedDict())
+        for name in _HOOK_DICTS:
+            set_attr(self, name, _OrderedDict())
 
     # --- registration ----------------------------------------------------------------
     def _check_new_name(self, kind, name, registry):
@@ -291,22 +329,12 @@ class Module:
             return self
         mod = self
         for item in target.split("."):
-            if not hasattr(mod, item):
-                raise AttributeError(f"{mod._get_name()} has no attribute `{item}`")
-            mod = getattr(mod, item)
-            if not isinstance(mod, Module):
-                raise AttributeError(f"`{item}` is not an nn.Module")
+            mod = _typed_attr(mod, item, Module, "nn.Module")
         return mod
 
     def get_parameter(self, target):
         module_path, _, name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, name):
-            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
-        param = getattr(mod, name)
-        if not isinstance(param, _Parameter):
-            raise AttributeError(f"`{name}` is not an nn.Parameter")
-        return param
+        return _typed_attr(self.get_submodule(module_path), name, _Parameter, "nn.Parameter")
 
     # --- iteration -------------------------------------------------------------------
     def _named_members(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True):
@@ -322,24 +350,21 @@ class Module:
                 yield (module_prefix + ("." if module_prefix else "") + k, v)
 
     def parameters(self, recurse=True):
-        for _, param in self.named_parameters(recurse=recurse):
-            yield param
+        return _values(self.named_parameters(recurse=recurse))
 
     def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
         yield from self._named_members(lambda m: m._parameters.items(), prefix=prefix,
                                        recurse=recurse, remove_duplicate=remove_duplicate)
 
     def buffers(self, recurse=True):
-        for _, buf in self.named_buffers(recurse=recurse):
-            yield buf
+        return _values(self.named_buffers(recurse=recurse))
 
     def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
         yield from self._named_members(lambda m: m._buffers.items(), prefix=prefix,
                                        recurse=recurse, remove_duplicate=remove_duplicate)
 
     def children(self):
-        for _, module in self.named_children():
-            yield module
+        return _values(self.named_children())
 
     def named_children(self):
         memo = set()
@@ -349,8 +374,7 @@ class Module:
                 yield name, module
 
     def modules(self):
-        for _, module in self.named_modules():
-            yield module
+        return _values(self.named_modules())
 
     def named_modules(self, memo=None, prefix="", remove_duplicate=True):
         if memo is None:
@@ -536,26 +560,12 @@ class Module:
         return [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
 
     def _maybe_warn_non_full_backward_hook(self, inputs, result, grad_fn):
-        if not isinstance(result, _Tensor):
-            if not (isinstance(result, tuple) and all(isinstance(r, _Tensor) for r in result)):
-                warnings.warn("Using non-full backward hooks on a Module that does not return a "
-                              "single Tensor or a tuple of Tensors is deprecated and will be removed "
-                              "in future versions. This hook will be missing some of the grad_output. "
-                              "Please use register_full_backward_hook to get the documented behavior.",
-                              FutureWarning, stacklevel=2)
-                return
-        else:
-            result = (result,)
-        if not isinstance(inputs, _Tensor):
-            if not (isinstance(inputs, tuple) and all(isinstance(i, _Tensor) for i in inputs)):
-                warnings.warn("Using non-full backward hooks on a Module that does not take as input a "
-                              "single Tensor or a tuple of Tensors is deprecated and will be removed "
-                              "in future versions. This hook will be missing some of the grad_input. "
-                              "Please use register_full_backward_hook to get the documented behavior.",
-                              FutureWarning, stacklevel=2)
-                return
-        else:
-            inputs = (inputs,)
+        result = _tensor_tuple_or_warn(result, "does not return", "grad_output")
+        if result is None:
+            return
+        inputs = _tensor_tuple_or_warn(inputs, "does not take as input", "grad_input")
+        if inputs is None:
+            return
         out_grad_fn = {r.grad_fn for r in result if r.grad_fn is not None}
         if len(out_grad_fn) == 0 or (len(out_grad_fn) == 1 and grad_fn not in out_grad_fn):
             warnings.warn("Using a non-full backward hook when outputs are nested in python data "
@@ -656,37 +666,34 @@ class Module:
                     self._maybe_warn_non_full_backward_hook(args, result, grad_fn)
             return result
 
-        try:
-            return inner()
-        except Exception:
-            # The always_call forward hooks that did not run yet, global first.
-            for hook_id, hook in _global_forward_hooks.items():
-                if (hook_id in _global_forward_hooks_always_called
-                        and hook_id not in called_always_called_hooks):
+        def run_always_called(hooks, always_called, with_kwargs, whose):
+            """Run the always_call hooks of ``hooks`` that did not run yet; one that raises
+            is reported in a warning and skipped (each of the two loops in PyTorch's
+            ``except`` clause of ``_call_impl``)."""
+            nonlocal result
+            for hook_id, hook in hooks.items():
+                if hook_id in always_called and hook_id not in called_always_called_hooks:
                     try:
-                        hook_result = hook(self, args, result)
-                        if hook_result is not None:
-                            result = hook_result
-                    except Exception as e:
-                        warnings.warn("global module forward hook with ``always_call=True`` raised an "
-                                      "exception that was silenced as another error was raised in "
-                                      f"forward: {str(e)}")
-                        continue
-            for hook_id, hook in self._forward_hooks.items():
-                if (hook_id in self._forward_hooks_always_called
-                        and hook_id not in called_always_called_hooks):
-                    try:
-                        if hook_id in self._forward_hooks_with_kwargs:
+                        if hook_id in with_kwargs:
                             hook_result = hook(self, args, kwargs, result)
                         else:
                             hook_result = hook(self, args, result)
                         if hook_result is not None:
                             result = hook_result
                     except Exception as e:
-                        warnings.warn("module forward hook with ``always_call=True`` raised an "
+                        warnings.warn(f"{whose} forward hook with ``always_call=True`` raised an "
                                       "exception that was silenced as another error was raised in "
                                       f"forward: {str(e)}")
-                        continue
+
+        try:
+            return inner()
+        except Exception:
+            # The always_call forward hooks that did not run yet, global first. As in PyTorch,
+            # a global one gets no kwargs here, even when registered with_kwargs.
+            run_always_called(_global_forward_hooks, _global_forward_hooks_always_called, (),
+                              "global module")
+            run_always_called(self._forward_hooks, self._forward_hooks_always_called,
+                              self._forward_hooks_with_kwargs, "module")
             raise
 
     __call__ = _call_impl
