@@ -204,3 +204,23 @@ def test_adaptive_avg_pool2d_is_global_mean_and_says_what_it_lacks():
     assert repr(nn.AdaptiveAvgPool2d((1, 1))) == "AdaptiveAvgPool2d(output_size=(1, 1))"
     with pytest.raises(NotImplementedError, match="output_size=1 only"):
         F.adaptive_avg_pool2d(x, 2)
+
+
+def test_softmax_without_dim_warns_as_pytorch_and_picks_its_dim():
+    import warnings
+    x = minigrad.ones(2, 3)
+    for fn, name in ((minigrad.nn.functional.softmax, "softmax"),
+                     (minigrad.nn.functional.log_softmax, "log_softmax")):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = fn(x)
+        assert [str(w.message) for w in caught] == [
+            f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+            "include dim=X as an argument."]
+        assert caught[0].filename == __file__            # the caller's line, as in PyTorch
+        np.testing.assert_allclose(out.numpy(), fn(x, 1).numpy())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        minigrad.nn.Softmax()(x)
+    # nn.Softmax's warning names the module call machinery, as PyTorch's names its own
+    assert caught[0].filename.endswith("module.py") and "minigrad" in caught[0].filename

@@ -12,6 +12,7 @@ double backward through every one of them: conv's input gradient is a ``col2im``
 ``col2im``'s backward is an ``im2col``, and the other way round.
 """
 import math
+import warnings
 
 import numpy as np
 
@@ -384,15 +385,25 @@ def sigmoid(input):
     return input.sigmoid()
 
 
+def _get_softmax_dim(name, ndim, stacklevel):
+    """PyTorch's choice of dim when ``softmax``/``log_softmax`` get none: 0 for 0-, 1-
+    and 3-dim inputs, else 1, with its deprecation warning, ``stacklevel`` frames up.
+    ``nn.Softmax`` passes 4 where PyTorch's passes 5 (its ``Module.__call__`` is one frame
+    deeper): either way the warning names the module's call machinery."""
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                  "to include dim=X as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
-        dim = 0 if input.dim() in (0, 1, 3) else 1
+        dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
     return input.softmax(dim)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
-        dim = 0 if input.dim() in (0, 1, 3) else 1
+        dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
     return input.log_softmax(dim)
 
 

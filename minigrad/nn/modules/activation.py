@@ -47,7 +47,7 @@ class Softmax(_Module):
         self.dim = dim
 
     def forward(self, input):
-        return F.softmax(input, self.dim)
+        return F.softmax(input, self.dim, _stacklevel=4)
 
     def extra_repr(self):
         return f"dim={self.dim}"
@@ -55,4 +55,4 @@ class Softmax(_Module):
 
 class LogSoftmax(Softmax):
     def forward(self, input):
-        return F.log_softmax(input, self.dim)
+        return F.log_softmax(input, self.dim, _stacklevel=4)

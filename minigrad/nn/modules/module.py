@@ -153,7 +153,9 @@ def _typed_attr(module, name, cls, cls_name):
 def _values(named_items):
     """The values of ``(name, value)`` pairs, lazily: what ``parameters()``, ``buffers()``,
     ``children()`` and ``modules()`` yield from their ``named_*`` twins (PyTorch writes the
-    same loop, ``for _, param in self.named_parameters(): yield param``, in each)."""
+    same loop, ``for _, param in self.named_parameters(): yield param``, in each). They
+    stay generator functions, so they print as PyTorch's do (``<generator object
+    Module.parameters at ...>``)."""
     return (value for _, value in named_items)
 
 
@@ -350,21 +352,21 @@ class Module:
                 yield (module_prefix + ("." if module_prefix else "") + k, v)
 
     def parameters(self, recurse=True):
-        return _values(self.named_parameters(recurse=recurse))
+        yield from _values(self.named_parameters(recurse=recurse))
 
     def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
         yield from self._named_members(lambda m: m._parameters.items(), prefix=prefix,
                                        recurse=recurse, remove_duplicate=remove_duplicate)
 
     def buffers(self, recurse=True):
-        return _values(self.named_buffers(recurse=recurse))
+        yield from _values(self.named_buffers(recurse=recurse))
 
     def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
         yield from self._named_members(lambda m: m._buffers.items(), prefix=prefix,
                                        recurse=recurse, remove_duplicate=remove_duplicate)
 
     def children(self):
-        return _values(self.named_children())
+        yield from _values(self.named_children())
 
     def named_children(self):
         memo = set()
@@ -374,7 +376,7 @@ class Module:
                 yield name, module
 
     def modules(self):
-        return _values(self.named_modules())
+        yield from _values(self.named_modules())
 
     def named_modules(self, memo=None, prefix="", remove_duplicate=True):
         if memo is None:
