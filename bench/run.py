@@ -768,6 +768,68 @@ def profile(name, seconds):
     pstats.Stats(prof, stream=sys.stdout).strip_dirs().sort_stats("tottime").print_stats(25)
 
 
+def _chain_passes(lib, n, reps):
+    """``reps`` forward passes of the 300-op chain (``y * 1.0001``, ``y + 0.5``) with
+    their losses, and a function that runs the backward of one."""
+    x = lib.tensor(np.linspace(0.0, 1.0, 16, dtype=np.float32), requires_grad=True)
+
+    def forward():
+        y = x
+        for i in range(n):
+            y = y * 1.0001 if i % 2 == 0 else y + 0.5
+        return y.sum()
+    return forward, lambda loss: loss.backward()
+
+
+def _cpu_per_node(fn, nodes, reps):
+    """Median process CPU time of ``fn()`` per node, in microseconds (gc off inside)."""
+    times = []
+    for _ in range(reps):
+        gc.collect()
+        gc.disable()
+        start = time.process_time()
+        fn()
+        times.append(time.process_time() - start)
+        gc.enable()
+    return statistics.median(times) / nodes * 1e6
+
+
+def budget(n=300, reps=41, top=8):
+    """The per-node microsecond budget of the forward and of the backward on the
+    ``n``-op chain: CPU time per node for minigrad and torch, then minigrad's split over
+    its functions (cProfile's tottime shares applied to the unprofiled time)."""
+    print(f"## per-node budget: chain of {n} ops on 16 float32 values (CPU us per node, "
+          f"median of {reps})\n")
+    print("| | forward | backward | total |\n|---|---:|---:|---:|")
+    split = {}
+    for name, lib in (("minigrad", mg), ("torch", torch)):
+        if lib is None:
+            continue
+        forward, backward = _chain_passes(lib, n, reps)
+        losses = [forward() for _ in range(reps)]
+        fwd = _cpu_per_node(forward, n + 1, reps)
+        bwd = _cpu_per_node(lambda: backward(losses.pop()), n + 2, reps)
+        print(f"| {name} | {fwd:.1f} | {bwd:.1f} | {fwd + bwd:.1f} |")
+        split[name] = (fwd, bwd)
+    fwd, bwd = split["minigrad"]
+    forward, backward = _chain_passes(mg, n, reps)
+    losses = [forward() for _ in range(reps)]
+    for phase, run, per_node, nodes in (("forward", lambda: [forward() for _ in range(reps)], fwd, n + 1),
+                                        ("backward", lambda: [backward(loss) for loss in losses], bwd, n + 2)):
+        prof = cProfile.Profile()
+        prof.enable()
+        run()
+        prof.disable()
+        stats = pstats.Stats(prof).stats
+        total = sum(entry[2] for entry in stats.values())
+        rows = sorted(((entry[2], f"{os.path.basename(file)}:{func}") for (file, _, func), entry
+                       in stats.items()), reverse=True)[:top]
+        print(f"\nminigrad {phase}, {per_node:.1f} us per node, by function (tottime share):\n")
+        print("| function | us per node | share |\n|---|---:|---:|")
+        for tottime, where in rows:
+            print(f"| `{where}` | {per_node * tottime / total:.2f} | {tottime / total:.0%} |")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -776,6 +838,8 @@ def main(argv=None):
     p.add_argument("--rounds", type=int, help="interleaved rounds (default 11, quick 5)")
     p.add_argument("--sample", type=float, help="seconds per sample (default 0.1, quick 0.02)")
     p.add_argument("--profile", metavar="NAME", help="cProfile the minigrad side of NAME")
+    p.add_argument("--budget", action="store_true",
+                   help="per-node CPU budget of forward and backward on the 300-op chain")
     p.add_argument("--list", action="store_true", help="list workloads and exit")
     args = p.parse_args(argv)
 
@@ -792,6 +856,9 @@ def main(argv=None):
 
     if args.profile:
         profile(args.profile, max(sample * 10, 1.0))
+        return
+    if args.budget:
+        budget()
         return
 
     names = args.only.split(",") if args.only else [w.name for w in WORKLOADS] + [MEMORY]
