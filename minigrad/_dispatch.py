@@ -109,24 +109,16 @@ def _node_class(node_name):
 
 
 class _Saved:
-    """What a formula sees as ``ctx``: saved values (unpacked once per backward call, as
-    PyTorch does, so an unpack hook runs once per value) and the op's attributes."""
-
-    __slots__ = ("_node", "_unpacked")
+    """What a formula sees as ``ctx``: the op's attributes (``ctx.alpha``) and its saved
+    values (``ctx.other``), plain attributes. The saved values are unpacked when it is
+    made, once per backward call, in the order they were saved, whichever gradients are
+    needed: as PyTorch's generated ``apply()`` does, so an unpack hook runs once per
+    value. A saved value shadows an attribute of the same name."""
 
     def __init__(self, node):
-        self._node = node
-        self._unpacked = {}
-
-    def __getattr__(self, name):
-        node = self._node
-        saved = node._stored.get(name)
-        if saved is None:
-            return node._attrs[name]
-        value = self._unpacked.get(name)
-        if value is None:
-            value = self._unpacked[name] = saved.unpack(node, for_backward=True)
-        return value
+        vars(self).update(node._attrs)
+        for name, saved in node._stored.items():
+            setattr(self, name, saved.unpack(node, for_backward=True))
 
 
 class OpNode(Node):
@@ -151,10 +143,6 @@ class OpNode(Node):
     def apply(self, grad_outputs, needs_input_grad):
         op = self._op
         ctx = _Saved(self)
-        # As PyTorch's generated apply(): every saved value is unpacked first, in the
-        # order it was saved, whichever gradients are needed (unpack hooks see that order).
-        for name in self._stored:
-            getattr(ctx, name)
         if op.multi_output:
             grad = tuple(grad_outputs)
             if all(g is None for g in grad):

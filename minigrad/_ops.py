@@ -517,13 +517,12 @@ def _prod_backward(g, ctx):
     prod_backward). Without zeros that is ``result / x_i``; with zeros it is computed
     directly (:func:`_prod_of_others`), which stays right for higher derivatives."""
     x, result = ctx.self, ctx.result
-    attrs = ctx._node._attrs
-    dim = attrs.get("dim")
+    dim = getattr(ctx, "dim", None)         # prod(x) has no dim, prod(x, dim) has one
     if dim is not None:
         dim %= x.dim()
     if dim is None:
         g = g.expand(x._array.shape)
-    elif not attrs["keepdim"]:
+    elif not ctx.keepdim:
         g, result = g.unsqueeze(dim), result.unsqueeze(dim)
     if not (x._array == 0).any():
         return g * result / x
