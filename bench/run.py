@@ -782,7 +782,8 @@ def _chain_passes(lib, n, reps):
 
 
 def _cpu_per_node(fn, nodes, reps):
-    """Median process CPU time of ``fn()`` per node, in microseconds (gc off inside)."""
+    """The least process CPU time of ``fn()`` over ``reps`` calls, per node, in
+    microseconds (gc off inside): the work itself, without the machine's noise."""
     times = []
     for _ in range(reps):
         gc.collect()
@@ -791,7 +792,7 @@ def _cpu_per_node(fn, nodes, reps):
         fn()
         times.append(time.process_time() - start)
         gc.enable()
-    return statistics.median(times) / nodes * 1e6
+    return min(times) / nodes * 1e6
 
 
 def budget(n=300, reps=41, top=8):
@@ -799,7 +800,7 @@ def budget(n=300, reps=41, top=8):
     ``n``-op chain: CPU time per node for minigrad and torch, then minigrad's split over
     its functions (cProfile's tottime shares applied to the unprofiled time)."""
     print(f"## per-node budget: chain of {n} ops on 16 float32 values (CPU us per node, "
-          f"median of {reps})\n")
+          f"least of {reps} passes)\n")
     print("| | forward | backward | total |\n|---|---:|---:|---:|")
     split = {}
     for name, lib in (("minigrad", mg), ("torch", torch)):
@@ -816,10 +817,13 @@ def budget(n=300, reps=41, top=8):
     losses = [forward() for _ in range(reps)]
     for phase, run, per_node, nodes in (("forward", lambda: [forward() for _ in range(reps)], fwd, n + 1),
                                         ("backward", lambda: [backward(loss) for loss in losses], bwd, n + 2)):
+        gc.collect()
+        gc.disable()                    # as in the timing: a collection is not the op's work
         prof = cProfile.Profile()
         prof.enable()
         run()
         prof.disable()
+        gc.enable()
         stats = pstats.Stats(prof).stats
         total = sum(entry[2] for entry in stats.values())
         rows = sorted(((entry[2], f"{os.path.basename(file)}:{func}") for (file, _, func), entry
