@@ -365,14 +365,14 @@ def _evaluate_function(task, fn, inputs, queue):
     for (nxt, input_nr), grad in zip(fn.next_functions, outputs):
         if nxt is None:
             continue
-        deps[nxt] -= 1
-        ready = deps[nxt] == 0
+        remaining = deps[nxt] = deps[nxt] - 1
+        ready = remaining == 0
         buffer = not_ready.get(nxt)
         if buffer is None:
             if exec_info is not None and not (nxt in exec_info and exec_info[nxt].should_execute()):
                 continue                     # pruned: not on a path to a requested input
             buffer = [None] * len(nxt._input_metadata)
-            _accumulate(buffer, input_nr, grad)
+            buffer[input_nr] = grad          # a new buffer: nothing to sum with yet
             if ready:
                 queue.push(nxt, buffer)
             else:
