@@ -131,7 +131,8 @@ def _quiet(fn):
 # 4 us against 1 us on 16 values. So the float64 round trip is kept for tensors of up to
 # _EXACT_MAX_NUMEL elements, the ones people print and compare value by value; a larger
 # tensor (a hidden layer's activations) uses the float32 kernel: 190 us less per tanh of
-# a 64 x 256 activation in the MLP benchmark, for a last-bit difference nobody prints.
+# a 64 x 256 activation in the MLP benchmark, for last-bit differences that 4 printed
+# decimals do not show.
 # set_exact_float32_math(False) uses the float32 kernels for every size.
 _exact_float32 = True
 _EXACT_MAX_NUMEL = 4096
