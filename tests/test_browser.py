@@ -133,6 +133,18 @@ def _scroll_to(page, selector, timeout=30.0):
     raise AssertionError(f"{selector} never appeared in the notebook")
 
 
+_VIEW_JS = """(root, panels) => {
+    const text = (el, sel) => { const e = el.querySelector(sel); return e ? e.innerText : ""; };
+    const rows = (sel, parts) => [...root.querySelectorAll(sel)].map(
+        r => parts.map(p => text(r, p)));
+    return {status: text(root, ".minigrad-status"),
+            events: [...root.querySelectorAll(".minigrad-event-list li")].map(e => e.innerText),
+            panels: Object.fromEntries(panels.map(css => [css, text(root, "." + css)])),
+            answer: {queue: rows(".minigrad-queue li", [".node", ".seq"]),
+                     deps: rows(".minigrad-deps tr", [".node", ".count"])}};
+}"""
+
+
 def _wait_until(what, probe, expected, timeout):
     """Poll ``probe()`` until it returns ``expected``; the assertion shows the last value."""
     deadline = time.monotonic() + timeout
@@ -250,18 +262,16 @@ def _drive_browser(sync_playwright, lab, notebook, n_code, replica, tmp_path, ti
                 loc = stepper.locator(f".{css}")
                 assert loc.count() == 1 and loc.is_visible(), f"no visible .{css}"
 
-            def cells(selector, *parts):
-                rows = stepper.locator(selector)
-                return [[squash(rows.nth(i).locator(p).inner_text()) for p in parts]
-                        for i in range(rows.count())]
-
             def view():
-                return {"status": squash(status.inner_text()),
-                        "events": [squash(e) for e in events.all_inner_texts()],
-                        "panels": {css: squash(stepper.locator(f".{css}").inner_text())
-                                   for css in panels},
-                        "answer": {"queue": cells(".minigrad-queue li", ".node", ".seq"),
-                                   "deps": cells(".minigrad-deps tr", ".node", ".count")}}
+                # One snapshot in one round trip: the widget re-renders its panels on
+                # every model change, so counting rows and then reading them one by
+                # one can race with a re-render and wait on a row that is gone.
+                raw = stepper.evaluate(_VIEW_JS, list(panels))
+                return {"status": squash(raw["status"]),
+                        "events": [squash(e) for e in raw["events"]],
+                        "panels": {css: squash(t) for css, t in raw["panels"].items()},
+                        "answer": {key: [[squash(t) for t in row] for row in rows]
+                                   for key, rows in raw["answer"].items()}}
 
             expected = replica_result(replica)
             timings["replica_wait"] = time.monotonic() - t
