@@ -248,7 +248,7 @@ def test_l09_saved_bytes_per_module(capsys):
     assert not ok and "element_size" in msg
     before = len(module_mod._global_forward_hooks)
     ok, msg = verdict(check, make_saved_bytes(remove=False), capsys)
-    assert not ok and "left registered" in msg
+    assert not ok and "still registered" in msg
     assert len(module_mod._global_forward_hooks) == before          # the check cleaned up
     ok, msg = verdict(check, make_saved_bytes(in_with=False), capsys)
     assert not ok and "still active" in msg

@@ -21,7 +21,8 @@ import traceback
 import numpy as np
 
 __all__ = ["Result", "run_check", "compare_values", "compare_sequences", "reachable_nodes",
-           "judge_predicted_order", "judge_returned_handles", "hook_queuing_callbacks"]
+           "unless_hooks_left", "judge_predicted_order", "judge_returned_handles",
+           "hook_queuing_callbacks"]
 
 #: set (to anything non-empty) in a kernel's environment by ``python -m minigrad.grade``
 _GRADER_ENV = "MINIGRAD_GRADER"
@@ -114,6 +115,16 @@ def compare_sequences(what, got, expected):
         return Result(False, f"{what}: {len(got)} entries, {more} than the {len(expected)} expected "
                              f"(got {got}, expected {expected}).")
     return Result(True, f"{what} is right.")
+
+
+def unless_hooks_left(left, kind, fix, passed):
+    """``passed`` (a check's success), unless ``left`` hooks of ``kind`` are still
+    registered after a right answer: leftovers fire in every later pass of the notebook,
+    so each check whose exercise registers hooks ends with this."""
+    if left:
+        return Result(False, f"the answer is right, but {left} {kind} still registered: "
+                             f"{fix}, or they fire in every later pass.")
+    return passed
 
 
 def reachable_nodes(root):

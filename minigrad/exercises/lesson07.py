@@ -13,6 +13,7 @@ Checks print one verdict and never raise.
 from .. import _creation
 from .._creation import tensor as _tensor
 from . import (Result as _Result, hook_queuing_callbacks as _hook_queuing_callbacks,
+               unless_hooks_left as _unless_hooks_left,
                judge_predicted_order as _judge_predicted_order,
                judge_returned_handles as _judge_returned_handles, run_check as _run_check)
 
@@ -97,11 +98,10 @@ def check_unused_parameters(unused_parameters):
                 return _Result(False, f"for loss = {text} you returned {got}, expected "
                                      f"{expected}.{hint}")
         left = sum(len(p._post_accumulate_grad_hooks or {}) for p in params)
-        if left:
-            return _Result(False, f"the indices are right, but {left} post-accumulate hook(s) are "
-                                 "still registered: remove them (with their handles) before "
-                                 "returning, or they fire in every later pass.")
-        return _Result(True, "the unused parameters of each pass, whatever .grad held before.")
+        return _unless_hooks_left(left, "post-accumulate hook(s) are",
+                                  "remove them (with their handles) before returning",
+                                  _Result(True, "the unused parameters of each pass, whatever "
+                                                ".grad held before."))
     return _run_check("unused_parameters", body)
 
 

@@ -19,6 +19,7 @@ from .. import _creation, models, nn
 from ..autograd import grad as _autograd_grad
 from ..grad_mode import no_grad as _no_grad
 from . import (Result as _Result, compare_values as _compare_values,
+               unless_hooks_left as _unless_hooks_left,
                judge_predicted_order as _judge_predicted_order, run_check as _run_check)
 
 __all__ = ["check_module_hook_order", "check_gradient_reversal", "check_grad_cam_pp",
@@ -321,12 +322,10 @@ def check_grad_cam_pp(grad_cam_pp):
                                atol=1e-4, rtol=1e-3)
             return _Result(False, r.message + " Check alpha = g² / (2g² + (sum over i, j of A) · g³) "
                                              "per map, with g = d score / dA.")
-        left = _hooks_left(model)
-        if left:
-            return _Result(False, f"the maps are right, but {left} hook(s) are still registered: "
-                                 "remove them (in a finally: block).")
-        return _Result(True, "the same Grad-CAM++ maps as a computation without hooks, and no "
-                            "hook left.")
+        return _unless_hooks_left(_hooks_left(model), "hook(s) are",
+                                  "remove them in a finally: block",
+                                  _Result(True, "the same Grad-CAM++ maps as a computation "
+                                                "without hooks, and no hook left."))
     return _run_check("grad_cam_pp", body)
 
 

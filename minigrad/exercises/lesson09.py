@@ -22,6 +22,7 @@ from ..autograd import saved_variable
 from ..autograd import op_hooks
 from ..nn.modules import module as module_mod
 from . import (Result as _Result, compare_values as _compare_values,
+               unless_hooks_left as _unless_hooks_left,
                judge_returned_handles as _judge_returned_handles, run_check as _run_check)
 
 __all__ = ["check_module_op_trace", "check_saved_bytes_per_module", "check_prefetching_fsdp",
@@ -214,12 +215,10 @@ def check_saved_bytes_per_module(saved_bytes_per_module):
                                      f"{got.get(diff, 0)} bytes, expected {want.get(diff, 0)} "
                                      f"(expected {want}). Hint: {hint}")
             left = cleanup.count()
-        if left:
-            return _Result(False, f"the bytes are right, but {left} global hook(s) were left "
-                                 "registered: they would fire on every module from now on. "
-                                 "Remove them in a finally: block.")
-        return _Result(True, "the bytes each module saved for backward, in plain and nested "
-                            "models, and no hook left behind.")
+        return _unless_hooks_left(left, "global hook(s) are", "remove them in a finally: block",
+                                  _Result(True, "the bytes each module saved for backward, in "
+                                                "plain and nested models, and no hook left "
+                                                "behind."))
     return _run_check("saved_bytes_per_module", body)
 
 
