@@ -549,18 +549,8 @@ class Tensor:
     def div(self, other): return self / other
     def pow(self, exponent): return self ** exponent
     def neg(self): return -self
-    def exp(self): return apply_op(ops.exp, (self,))
-    def log(self): return apply_op(ops.log, (self,))
-    def tanh(self): return apply_op(ops.tanh, (self,))
-    def sigmoid(self): return apply_op(ops.sigmoid, (self,))
-    def relu(self): return apply_op(ops.relu, (self,))
-    def abs(self): return apply_op(ops.abs, (self,))
-    def sqrt(self): return apply_op(ops.sqrt, (self,))
-    def sin(self): return apply_op(ops.sin, (self,))
-    def cos(self): return apply_op(ops.cos, (self,))
-    def sign(self): return apply_op(ops.sign, (self,))
-    def reciprocal(self): return apply_op(ops.reciprocal, (self,))
-    def clone(self): return apply_op(ops.clone, (self,))
+    # exp, log, tanh, sigmoid, relu, abs, sqrt, sin, cos, sign, reciprocal and clone
+    # apply one op row to ``self`` alone: they are made below the class, from the rows.
     def eq(self, other): return self == other
     def maximum(self, other): return apply_op(ops.maximum, (self, _as_tensor(other)))
 
@@ -897,6 +887,21 @@ class Tensor:
         return apply_op(ops.bmm, (self, other))
 
     mm = matmul
+
+
+def _unary_method(op):
+    def method(self):
+        return apply_op(op, (self,))
+    method.__name__ = op.name
+    method.__qualname__ = "Tensor." + op.name
+    method.__doc__ = f"``Tensor.{op.name}()``: the ``{op.name}`` op row; its node is ``{op.node_name}``."
+    return method
+
+
+for _op in (ops.exp, ops.log, ops.tanh, ops.sigmoid, ops.relu, ops.abs, ops.sqrt, ops.sin,
+            ops.cos, ops.sign, ops.reciprocal, ops.clone):
+    setattr(Tensor, _op.name, _unary_method(_op))
+del _op
 
 
 def _make_inplace(name):
