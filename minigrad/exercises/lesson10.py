@@ -78,27 +78,38 @@ def _backward_and_log(log, out, **leaves):
 
 # --- graph scenarios: no hooks (the engine loop) -------------------------------------------------
 def _s_chain(log):
+    """a chain"""
     x, _ = _leaves()
     _backward_and_log(log, x.exp().sin().tanh().sum(), x=x)
 
 
 def _s_two_leaves(log):
+    """two leaves (x * w)"""
     x, w = _leaves()
     _backward_and_log(log, (x * w).sum(), x=x, w=w)
 
 
 def _s_diamond(log):
+    """a diamond
+
+    Hint: a node runs once, when every gradient sent to it has arrived."""
     x, w = _leaves()
     y = x * w
     _backward_and_log(log, (y.sin() + y.cos()).sum(), x=x, w=w)
 
 
 def _s_used_twice(log):
+    """a tensor used twice (x * x)
+
+    Hint: x * x sends two gradients to the same slot: the input buffer sums them."""
     x, _ = _leaves()
     _backward_and_log(log, (x * x).sum(), x=x)
 
 
 def _s_sequence_order(log):
+    """the ready queue order
+
+    Hint: pop the ready node with the highest _sequence_nr() first."""
     x, w = _leaves()
     a = x.exp()                 # created first: smaller sequence number
     b = w.sin()
@@ -106,18 +117,21 @@ def _s_sequence_order(log):
 
 
 def _s_branches(log):
+    """branching graph"""
     x, w = _leaves()
     h = (x * w).relu() * x + w
     _backward_and_log(log, (h * h.exp()).sum() + x.tanh().sum(), x=x, w=w)
 
 
 def _s_broadcast(log):
+    """broadcasting (a + b)"""
     a = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
     b = torch.tensor([1.0, -1.0, 0.5], requires_grad=True)
     _backward_and_log(log, ((a + b) * b).sum(), a=a, b=b)
 
 
 def _s_grad_tensor(log):
+    """backward(gradient)"""
     x, w = _leaves()
     y = x * w
     _watch(log, [y], {x: "x", w: "w"})
@@ -126,6 +140,7 @@ def _s_grad_tensor(log):
 
 
 def _s_leaf_root(log):
+    """a leaf as the root"""
     x, _ = _leaves()
     x.backward(torch.tensor([2.0, 3.0]))
     x.backward(torch.tensor([1.0, 1.0]))
@@ -133,6 +148,7 @@ def _s_leaf_root(log):
 
 
 def _s_two_roots(log):
+    """two roots"""
     x, w = _leaves()
     a, b = (x * 2).sum(), (x * w).sum()
     _watch(log, [a, b], {x: "x", w: "w"})
@@ -141,6 +157,7 @@ def _s_two_roots(log):
 
 
 def _s_retain_graph(log):
+    """retain_graph=True, twice"""
     x, w = _leaves()
     out = (x.exp() * w).sum()
     out.backward(retain_graph=True)
@@ -150,6 +167,9 @@ def _s_retain_graph(log):
 
 
 def _s_freed_graph(log):
+    """a second pass without retain_graph
+
+    Hint: without keep_graph, call node.release_variables() after the node ran."""
     x, w = _leaves()
     out = (x.exp() * w).sum()
     out.backward()
@@ -158,6 +178,7 @@ def _s_freed_graph(log):
 
 
 def _s_mlp(log):
+    """a small MLP"""
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1))
     x = torch.tensor([[1.0, -2.0, 0.5], [0.0, 1.0, 2.0]])
@@ -169,6 +190,7 @@ def _s_mlp(log):
 
 
 def _s_create_graph(log):
+    """create_graph and a second derivative"""
     x, _ = _leaves()
     with warnings.catch_warnings():           # backward(create_graph=True)'s leak warning
         warnings.simplefilter("ignore")
@@ -182,6 +204,9 @@ def _s_create_graph(log):
 
 # --- hook scenarios (every hook level) -------------------------------------------------------------
 def _s_tensor_hooks_chain(log):
+    """three tensor hooks on one tensor
+
+    Hint: tensor hooks run in registration order, each gets what the previous returned."""
     x, _ = _leaves()
     y = x * 2
     for name in "ABC":
@@ -194,6 +219,10 @@ def _s_tensor_hooks_chain(log):
 
 
 def _s_leaf_tensor_hook(log):
+    """tensor hooks on leaves
+
+    Hint: a leaf's tensor hooks run when its AccumulateGrad node is popped, before it
+    accumulates."""
     x, w = _leaves()
     x.register_hook(lambda g: log.append(f"x hook got {_r(g)}") or g * 10)
     w.register_hook(lambda g: log.append(f"w hook got {_r(g)}"))
@@ -202,6 +231,9 @@ def _s_leaf_tensor_hook(log):
 
 
 def _s_retain_grad_after_hooks(log):
+    """retain_grad sees the hooked gradient
+
+    Hint: store the retained grads after every tensor hook ran."""
     x, _ = _leaves()
     y = x * 3
     y.retain_grad()                          # registered before the hook ...
@@ -211,6 +243,9 @@ def _s_retain_grad_after_hooks(log):
 
 
 def _s_node_pre_hooks(log):
+    """node pre-hooks
+
+    Hint: pre-hooks get a tuple; a returned tuple replaces the grad_outputs."""
     x, _ = _leaves()
     y = x * 3
     y.grad_fn.register_prehook(lambda go: log.append(f"pre 1 got {_r(go)}"))
@@ -221,6 +256,9 @@ def _s_node_pre_hooks(log):
 
 
 def _s_node_post_hook_args(log):
+    """a node post-hook's arguments
+
+    Hint: post-hooks get (grad_inputs, grad_outputs); a returned tuple replaces grad_inputs."""
     x, w = _leaves()
     y = x * w
 
@@ -233,6 +271,9 @@ def _s_node_post_hook_args(log):
 
 
 def _s_one_node_order(log):
+    """every level at one node
+
+    Hint: the order is tensor hooks, retain_grad, pre-hooks, the node, post-hooks."""
     x, w = _leaves()
     y = x * w
     y.register_hook(lambda g: log.append("tensor hook") or g * 2)
@@ -244,6 +285,10 @@ def _s_one_node_order(log):
 
 
 def _s_leaf_hook_order(log):
+    """every level at a leaf
+
+    Hint: at AccumulateGrad: tensor hooks, pre-hooks, accumulate, post-accumulate hooks,
+    post-hooks."""
     x, w = _leaves()
     x.register_hook(lambda g: log.append(f"x tensor hook (x.grad = {_r(x.grad)})"))
     x.register_post_accumulate_grad_hook(lambda p: log.append(f"x post-accumulate (x.grad = {_r(p.grad)})"))
@@ -257,6 +302,9 @@ def _s_leaf_hook_order(log):
 
 
 def _s_hook_on_tensor_used_twice(log):
+    """a hook on a tensor used twice
+
+    Hint: a tensor hook runs once, on the summed gradient, when the node is popped."""
     x, _ = _leaves()
     y = x * 2
     y.register_hook(lambda g: log.append(f"y hook got {_r(g)} (once, summed)"))
@@ -265,6 +313,9 @@ def _s_hook_on_tensor_used_twice(log):
 
 
 def _s_final_callbacks(log):
+    """final callbacks
+
+    Hint: run engine.final_callbacks() after the queue is empty, re-reading its length."""
     x, _ = _leaves()
     y = x * 2
     z = y * 3
@@ -279,6 +330,9 @@ def _s_final_callbacks(log):
 
 
 def _s_hook_raises(log):
+    """a hook that raises
+
+    Hint: let the exception propagate: no more nodes, no final callbacks."""
     x, w = _leaves()
     y = x * w
     queue = torch.autograd.Variable._execution_engine.queue_callback
@@ -296,6 +350,9 @@ def _s_hook_raises(log):
 
 
 def _s_ready_queue_hooks(log):
+    """the ready queue, seen by hooks
+
+    Hint: AccumulateGrad has the highest sequence number: a ready leaf runs next."""
     x, w = _leaves()
     a = x.exp()
     b = w.sin()
@@ -307,6 +364,7 @@ def _s_ready_queue_hooks(log):
 
 
 def _s_multi_grad_hook(log):
+    """a multi-grad hook"""
     x, w = _leaves()
     torch.autograd.graph.register_multi_grad_hook(
         (x, w), lambda grads: log.append(f"all ready: {_r(list(grads))}"))
@@ -315,6 +373,7 @@ def _s_multi_grad_hook(log):
 
 
 def _s_module_hooks(log):
+    """module backward hooks"""
     lin = torch.nn.Linear(2, 2)
     with torch.no_grad():
         lin.weight.copy_(torch.tensor([[1.0, -1.0], [0.5, 2.0]]))
@@ -327,6 +386,7 @@ def _s_module_hooks(log):
 
 
 def _s_checkpoint(log):
+    """checkpointing"""
     from minigrad.utils.checkpoint import checkpoint
     x, w = _leaves()
 
@@ -339,6 +399,7 @@ def _s_checkpoint(log):
 
 
 def _s_optimizer_in_backward(log):
+    """an optimizer step in a post-accumulate hook"""
     x, w = _leaves()
 
     def step(p):
@@ -351,55 +412,17 @@ def _s_optimizer_in_backward(log):
     (x * w).sum().backward()
 
 
-#: (name, scenario, hint when it differs): the graph scenarios (no hooks) and the hook
-#: scenarios (every hook level); check_engine_loop scores the first, check_full_engine both
-_GRAPH_SCENARIOS = [
-    ("a chain", _s_chain, None),
-    ("two leaves (x * w)", _s_two_leaves, None),
-    ("a diamond", _s_diamond, "a node runs once, when every gradient sent to it has arrived"),
-    ("a tensor used twice (x * x)", _s_used_twice,
-     "x * x sends two gradients to the same slot: the input buffer sums them"),
-    ("the ready queue order", _s_sequence_order,
-     "pop the ready node with the highest _sequence_nr() first"),
-    ("branching graph", _s_branches, None),
-    ("broadcasting (a + b)", _s_broadcast, None),
-    ("backward(gradient)", _s_grad_tensor, None),
-    ("a leaf as the root", _s_leaf_root, None),
-    ("two roots", _s_two_roots, None),
-    ("retain_graph=True, twice", _s_retain_graph, None),
-    ("a second pass without retain_graph", _s_freed_graph,
-     "without keep_graph, call node.release_variables() after the node ran"),
-    ("a small MLP", _s_mlp, None),
-    ("create_graph and a second derivative", _s_create_graph, None),
-]
-_HOOK_SCENARIOS = [
-    ("three tensor hooks on one tensor", _s_tensor_hooks_chain,
-     "tensor hooks run in registration order, each gets what the previous returned"),
-    ("tensor hooks on leaves", _s_leaf_tensor_hook,
-     "a leaf's tensor hooks run when its AccumulateGrad node is popped, before it accumulates"),
-    ("retain_grad sees the hooked gradient", _s_retain_grad_after_hooks,
-     "store the retained grads after every tensor hook ran"),
-    ("node pre-hooks", _s_node_pre_hooks,
-     "pre-hooks get a tuple; a returned tuple replaces the grad_outputs"),
-    ("a node post-hook's arguments", _s_node_post_hook_args,
-     "post-hooks get (grad_inputs, grad_outputs); a returned tuple replaces grad_inputs"),
-    ("every level at one node", _s_one_node_order,
-     "the order is tensor hooks, retain_grad, pre-hooks, the node, post-hooks"),
-    ("every level at a leaf", _s_leaf_hook_order,
-     "at AccumulateGrad: tensor hooks, pre-hooks, accumulate, post-accumulate hooks, post-hooks"),
-    ("a hook on a tensor used twice", _s_hook_on_tensor_used_twice,
-     "a tensor hook runs once, on the summed gradient, when the node is popped"),
-    ("final callbacks", _s_final_callbacks,
-     "run engine.final_callbacks() after the queue is empty, re-reading its length"),
-    ("a hook that raises", _s_hook_raises,
-     "let the exception propagate: no more nodes, no final callbacks"),
-    ("the ready queue, seen by hooks", _s_ready_queue_hooks,
-     "AccumulateGrad has the highest sequence number: a ready leaf runs next"),
-    ("a multi-grad hook", _s_multi_grad_hook, None),
-    ("module backward hooks", _s_module_hooks, None),
-    ("checkpointing", _s_checkpoint, None),
-    ("an optimizer step in a post-accumulate hook", _s_optimizer_in_backward, None),
-]
+#: the graph scenarios (no hooks) and the hook scenarios (every hook level), each named
+#: by its docstring's first line, with a hint for when yours differs: check_engine_loop
+#: scores the first, check_full_engine both
+_GRAPH_SCENARIOS = [_s_chain, _s_two_leaves, _s_diamond, _s_used_twice, _s_sequence_order,
+                    _s_branches, _s_broadcast, _s_grad_tensor, _s_leaf_root, _s_two_roots,
+                    _s_retain_graph, _s_freed_graph, _s_mlp, _s_create_graph]
+_HOOK_SCENARIOS = [_s_tensor_hooks_chain, _s_leaf_tensor_hook, _s_retain_grad_after_hooks,
+                   _s_node_pre_hooks, _s_node_post_hook_args, _s_one_node_order,
+                   _s_leaf_hook_order, _s_hook_on_tensor_used_twice, _s_final_callbacks,
+                   _s_hook_raises, _s_ready_queue_hooks, _s_multi_grad_hook, _s_module_hooks,
+                   _s_checkpoint, _s_optimizer_in_backward]
 SCENARIOS = _GRAPH_SCENARIOS + _HOOK_SCENARIOS
 
 
@@ -454,9 +477,16 @@ def _diagnosis(got, want):
     return None
 
 
+def _name_and_hint(scenario):
+    """A scenario's name (its docstring's first line) and the hint after "Hint:" (or None)."""
+    name, _, hint = scenario.__doc__.partition("Hint:")
+    return name.strip(), " ".join(hint.split()).rstrip(".") or None
+
+
 def _scoreboard(run_backward, scenarios, what):
     matched, first = 0, None
-    for name, scenario, hint in scenarios:
+    for scenario in scenarios:
+        name, hint = _name_and_hint(scenario)
         want, _ = _trace(scenario)
         try:
             got, where = _trace(scenario, run_backward)
