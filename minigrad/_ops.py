@@ -459,8 +459,19 @@ sigmoid_backward = Op("sigmoid_backward", "SigmoidBackwardBackward0", lambda g, 
                       ("grad_output", "output"), saves={"grad_output": None, "output": None},
                       grads={"grad_output": lambda gg, ctx: apply_op(sigmoid_backward, (gg, ctx.output)),
                              "output": lambda gg, ctx: gg * ctx.grad_output * (1 - _mul_scalar(ctx.output, 2))})
-threshold_backward = Op("threshold_backward", "ThresholdBackwardBackward0",
-                        lambda g, x, threshold: np.where(x <= threshold, 0, g),
+def _threshold_backward(g, x, threshold):
+    """PyTorch's ``x <= threshold ? 0 : g`` bit for bit, as ``np.where(x <= threshold, 0, g)``
+    gives it (a NaN or -0.0 gradient becomes +0 where ``x <= threshold``; a NaN ``x`` keeps
+    ``g``). It keeps g's bits through an integer mask instead: all ones where g passes, all
+    zeros (the bits of +0.0) where it does not. That takes 10 us for a 64x256 activation,
+    where np.where takes 23-40 us."""
+    bits = np.dtype(f"u{g.dtype.itemsize}")
+    mask = (x <= threshold).astype(bits)
+    mask -= 1                       # True (1) -> 0, False (0) -> all ones
+    return np.bitwise_and(g.view(bits), mask).view(g.dtype)
+
+
+threshold_backward = Op("threshold_backward", "ThresholdBackwardBackward0", _threshold_backward,
                         ("grad_output", "self"), saves={"self": None}, saved_attrs=("threshold",),
                         grads={"grad_output": lambda gg, ctx: apply_op(
                                    threshold_backward, (gg, ctx.self), {"threshold": ctx.threshold}),
