@@ -7,6 +7,7 @@ keeps its hooks in one ordered dict; for a non-leaf the first registration hands
 dict to its ``grad_fn`` (the engine runs it when it visits the node); a leaf's
 ``AccumulateGrad`` reads the leaf's dict lazily, so leaf hooks outlive the node.
 """
+import math
 import warnings
 import weakref
 from collections import OrderedDict
@@ -738,7 +739,7 @@ class Tensor:
     def _target_shape(self, shape):
         shape = tuple(_shape_arg(shape))
         size = self._array.size
-        known = int(np.prod([d for d in shape if d != -1]))
+        known = math.prod(d for d in shape if d != -1)     # (np.prod of a list: 4 us more)
         if shape.count(-1) > 1 or (-1 in shape and (known == 0 or size % known)) or \
                 (-1 not in shape and known != size):
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
@@ -927,7 +928,7 @@ class Size(tuple):
         return f"minigrad.Size([{', '.join(str(s) for s in self)}])"
 
     def numel(self):
-        return int(np.prod(self))
+        return math.prod(self)
 
 
 def _shape_arg(shape):
