@@ -122,8 +122,10 @@ def unfold(x, kernel_size, stride=1, padding=0, *, dilation=1, pad_value=0.0):
     n, c, h, w = x.shape
     oh, ow = unfold_output_size((h, w), (kh, kw), (sh, sw), (ph, pw), (dh, dw))
 
-    if ph or pw:
-        x = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=pad_value)
+    if ph or pw:            # (np.pad does the same in twice the time)
+        padded = np.full((n, c, h + 2 * ph, w + 2 * pw), pad_value, dtype=x.dtype)
+        padded[:, :, ph : ph + h, pw : pw + w] = x
+        x = padded
     sn, sc, sy, sx = x.strides
     # Read-only view [N, C, kh, kw, oh, ow]: element (n, c, i, j, r, q) is
     # x_padded[n, c, r*sh + i*dh, q*sw + j*dw].
