@@ -17,6 +17,7 @@ measures; it asserts nothing about speed (no timing assertions anywhere in tests
 See bench/README.md for what each workload measures and the goals.
 """
 import argparse
+import collections
 import cProfile
 import gc
 import os
@@ -317,16 +318,16 @@ def build_chain_transcendental(n):
                 y = (y * np.float32(1.0001) if k == 0 else np.tanh(y) if k == 1
                      else y + np.float32(0.5) if k == 2 else np.exp(y))
             loss = y.sum()
-            g, out = np.ones_like(x0), y
+            ys.append(y)                # ys[i + 1] is op i's output, which tanh and exp reuse
+            g = np.ones_like(x0)
             for i in reversed(range(n)):
-                k, inp = i % 4, ys[i]
+                k, out = i % 4, ys[i + 1]
                 if k == 0:
                     g = g * np.float32(1.0001)
                 elif k == 1:
-                    t = np.tanh(inp)
-                    g = g * (1 - t * t)
+                    g = g * (1 - out * out)
                 elif k == 3:
-                    g = g * np.exp(inp)
+                    g = g * out
             return loss
         sides["numpy"] = step_np
         return sides
@@ -768,6 +769,66 @@ def profile(name, seconds):
     pstats.Stats(prof, stream=sys.stdout).strip_dirs().sort_stats("tottime").print_stats(25)
 
 
+def where_time_goes(name, steps=200):
+    """One minigrad step of ``name`` split by wall time: outside the backward (forward,
+    ``zero_grad``, optimizer step), and inside it each node type's ``apply`` (the
+    formulas and their numpy work) and the engine's own share; plus the page faults and
+    system time per step (large temporaries that malloc hands back to the OS are paid
+    again as page faults on the next step). The median of ``steps`` steps, gc off."""
+    import resource
+    from minigrad import _dispatch
+    from minigrad.autograd import engine, graph
+    w = BY_NAME[name]
+    step = w.build()["minigrad"]
+    inside = collections.defaultdict(float)     # this step's time per part
+
+    def timed(function, key):
+        def wrapper(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                inside[key(args) if callable(key) else key] += time.perf_counter() - start
+        return wrapper
+    patches = [(engine, "run_backward", "backward"),
+               (_dispatch.OpNode, "apply", lambda args: type(args[0]).__name__),
+               (graph.AccumulateGrad, "apply", "AccumulateGrad")]
+    originals = [(owner, attr, getattr(owner, attr)) for owner, attr, _ in patches]
+    for owner, attr, key in patches:
+        setattr(owner, attr, timed(getattr(owner, attr), key))
+    samples = collections.defaultdict(list)
+    try:
+        for _ in range(5):
+            step()
+        gc.collect()
+        gc.disable()
+        before = resource.getrusage(resource.RUSAGE_SELF)
+        for _ in range(steps):
+            inside.clear()
+            start = time.perf_counter()
+            step()
+            total = time.perf_counter() - start
+            nodes = sum(v for k, v in inside.items() if k != "backward")
+            samples["step"].append(total)
+            samples["outside backward"].append(total - inside["backward"])
+            samples["engine's own (backward minus node applies)"].append(inside["backward"] - nodes)
+            for key, value in inside.items():
+                if key != "backward":
+                    samples[key].append(value)
+        after = resource.getrusage(resource.RUSAGE_SELF)
+    finally:
+        gc.enable()
+        for owner, attr, original in originals:
+            setattr(owner, attr, original)
+    print(f"## where the time of one minigrad `{name}` step goes (median of {steps} steps, "
+          "gc off, the timers' own cost included)\n")
+    print("| part | time per step |\n|---|---:|")
+    for key, values in samples.items():
+        print(f"| {key} | {fmt_time(statistics.median(values))} |")
+    print(f"\npage faults per step: {(after.ru_minflt - before.ru_minflt) / steps:.0f}, "
+          f"system CPU per step: {fmt_time((after.ru_stime - before.ru_stime) / steps)}")
+
+
 def _chain_passes(lib, n, reps):
     """``reps`` forward passes of the 300-op chain (``y * 1.0001``, ``y + 0.5``) with
     their losses, and a function that runs the backward of one."""
@@ -844,6 +905,9 @@ def main(argv=None):
     p.add_argument("--profile", metavar="NAME", help="cProfile the minigrad side of NAME")
     p.add_argument("--budget", action="store_true",
                    help="per-node CPU budget of forward and backward on the 300-op chain")
+    p.add_argument("--where", metavar="NAME",
+                   help="split one minigrad step of NAME: outside backward, each node type, "
+                        "the engine, page faults")
     p.add_argument("--list", action="store_true", help="list workloads and exit")
     args = p.parse_args(argv)
 
@@ -863,6 +927,9 @@ def main(argv=None):
         return
     if args.budget:
         budget()
+        return
+    if args.where:
+        where_time_goes(args.where)
         return
 
     names = args.only.split(",") if args.only else [w.name for w in WORKLOADS] + [MEMORY]
