@@ -25,10 +25,14 @@ class Op:
 
     ``saved_attrs`` names the non-tensor values PyTorch's node saves, in its spelling
     (``dim``, ``keepdim``, ``self_sym_sizes``). The ``<input>_sym_sizes``,
-    ``<input>_sym_strides`` and ``<input>_sym_numel`` ones are read off the input when
-    the node is made; the others are the op's call arguments. A node shows exactly these
-    and the saved tensors as ``_saved_<name>``; other call arguments are the forward's
-    and the formulas' business only.
+    ``<input>_sym_strides``, ``<input>_sym_numel`` (...) ones are read off the input when
+    the node is made, and the forward never receives them; the others are the op's call
+    arguments. A node shows exactly these and the saved tensors as ``_saved_<name>``;
+    other call arguments are the forward's and the formulas' business only.
+
+    A row checks its names when it is built (a typo fails at import, naming the row),
+    and a formula that reads a name its row does not have gets an AttributeError that
+    lists the names it has.
     """
 
     __slots__ = ("name", "node_name", "forward", "inputs", "saves", "grads", "saved_attrs",
@@ -74,6 +78,9 @@ _OUTPUT_NAMES = {"result": 0, "result0": 0, "result1": 1, "indices": 1, "result2
 # The shape metadata PyTorch's nodes keep about an input (``_saved_self_sym_sizes``).
 _METADATA = {
     "sizes": lambda t: t._array.shape,
+    # An optional input that is absent (conv2d's bias=None) is passed as an empty tensor,
+    # so it reads (0,), as PyTorch shows it.
+    "sizes_opt": lambda t: t._array.shape,
     # PyTorch keeps an input's strides only for that input's own gradient (mm_mat1_backward
     # reads mat1's strides), so they read () when the input does not require grad.
     "strides": lambda t: tuple(s // t._array.itemsize for s in t._array.strides) if t.requires_grad else (),
@@ -119,6 +126,12 @@ class _Saved:
         vars(self).update(node._attrs)
         for name, saved in node._stored.items():
             setattr(self, name, saved.unpack(node, for_backward=True))
+        self._node = node
+
+    def __getattr__(self, name):        # reached only for a name that is not there
+        known = sorted(k for k in vars(self) if k != "_node")
+        raise AttributeError(f"the {self._node.name()} formula reads ctx.{name}, which its op row "
+                             f"neither saves nor passes; it has: {', '.join(known) or 'nothing'}")
 
 
 class OpNode(Node):

@@ -89,15 +89,14 @@ _col2im_op = _Op("col2im", "Col2ImBackward0", _col2im_forward,
                    g, ctx.kernel_size, ctx.dilation, ctx.padding, ctx.stride)})
 
 
-def _conv_forward(x, weight, bias, stride, padding, dilation, groups, transposed, output_padding,
-                  bias_sym_sizes_opt, weight_sym_sizes):
+def _conv_forward(x, weight, bias, stride, padding, dilation, groups, transposed, output_padding):
     n, _, h, w = x.shape
     c_out, _, kh, kw = weight.shape
     cols = _im2col.unfold(x, (kh, kw), stride, padding, dilation=dilation)   # [N, C*kh*kw, L]
     oh, ow = _im2col.unfold_output_size((h, w), (kh, kw), stride, padding, dilation)
     y = np.matmul(weight.reshape(c_out, -1), cols)                           # [N, C_out, L]
     y = y.reshape(n, c_out, oh, ow)
-    return y + bias.reshape(1, c_out, 1, 1)
+    return y + bias.reshape(1, c_out, 1, 1) if bias.size else y      # (no bias: an empty one)
 
 
 def _conv_grad_input(g, ctx):
@@ -109,7 +108,7 @@ def _conv_grad_input(g, ctx):
 
 
 def _conv_grad_weight(g, ctx):
-    w_shape = ctx.weight_sym_sizes
+    w_shape = ctx.weight.shape
     n, c_out = g.shape[0], g.shape[1]
     cols = _apply_im2col(ctx.input, w_shape[-2:], ctx.dilation, ctx.padding, ctx.stride)
     dw = g.reshape(n, c_out, -1).matmul(cols.transpose(1, 2)).sum(0)        # [C_out, C*kh*kw]
@@ -564,13 +563,11 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         padding = 0
     elif padding == "same":
         padding = (dilation[0] * (kh - 1) // 2, dilation[1] * (kw - 1) // 2)
-    bias_sizes = (0,) if bias is None else tuple(bias.shape)    # PyTorch shows (0,) for no bias
-    if bias is None:    # a constant zero bias: the node still has its three edges, (None, 0) last
-        bias = _Tensor._wrap(np.zeros(weight.shape[0], dtype=weight._array.dtype))
+    if bias is None:    # an empty constant: the node still has its three edges, (None, 0) last
+        bias = _Tensor._wrap(np.zeros(0, dtype=weight._array.dtype))
     out = _apply_op(_convolution_op, (input, weight, bias),
                    {"stride": _pair(stride), "padding": _pair(padding), "dilation": dilation,
-                    "groups": groups, "transposed": False, "output_padding": (0, 0),
-                    "bias_sym_sizes_opt": bias_sizes, "weight_sym_sizes": tuple(weight.shape)})
+                    "groups": groups, "transposed": False, "output_padding": (0, 0)})
     return out.squeeze(0) if unbatched else out
 
 
