@@ -78,9 +78,6 @@ _OUTPUT_NAMES = {"result": 0, "result0": 0, "result1": 1, "indices": 1, "result2
 # The shape metadata PyTorch's nodes keep about an input (``_saved_self_sym_sizes``).
 _METADATA = {
     "sizes": lambda t: t._array.shape,
-    # An optional input that is absent (conv2d's bias=None) is passed as an empty tensor,
-    # so it reads (0,), as PyTorch shows it.
-    "sizes_opt": lambda t: t._array.shape,
     # PyTorch keeps an input's strides only for that input's own gradient (mm_mat1_backward
     # reads mat1's strides), so they read () when the input does not require grad.
     "strides": lambda t: tuple(s // t._array.itemsize for s in t._array.strides) if t.requires_grad else (),
@@ -89,6 +86,9 @@ _METADATA = {
     "argsize_minus_1": lambda t: t._array.shape[-1],
     "argsize_minus_2": lambda t: t._array.shape[-2],
 }
+# An optional input that is absent (conv2d's bias=None) is passed as an empty tensor, so
+# its sizes read (0,), as PyTorch shows them.
+_METADATA["sizes_opt"] = _METADATA["sizes"]
 
 
 def _metadata_reader(op, attr):

@@ -463,8 +463,9 @@ def _threshold_backward(g, x, threshold):
     """PyTorch's ``x <= threshold ? 0 : g`` bit for bit, as ``np.where(x <= threshold, 0, g)``
     gives it (a NaN or -0.0 gradient becomes +0 where ``x <= threshold``; a NaN ``x`` keeps
     ``g``). It keeps g's bits through an integer mask instead: all ones where g passes, all
-    zeros (the bits of +0.0) where it does not. That takes 10 us for a 64x256 activation,
-    where np.where takes 23-40 us."""
+    zeros (the bits of +0.0) where it does not. Alone, a 64x256 activation takes 11 us
+    instead of np.where's 22 us, and the MLP benchmark's step 1.66 ms instead of 1.79 ms;
+    on larger activations (the CNN's 64x32x8x8) both cost the same."""
     bits = np.dtype(f"u{g.dtype.itemsize}")
     mask = (x <= threshold).astype(bits)
     mask -= 1                       # True (1) -> 0, False (0) -> all ones
