@@ -36,7 +36,7 @@ class Op:
     """
 
     __slots__ = ("name", "node_name", "forward", "inputs", "saves", "grads", "saved_attrs",
-                 "metadata", "multi_output", "casts", "view", "node_class", "save_plan")
+                 "metadata", "multi_output", "casts", "view", "node_class", "save_plan", "grad_plan")
 
     def __init__(self, name, node_name, forward, inputs=("self",), saves=None, grads=None,
                  saved_attrs=(), multi_output=False, casts=False, view=False):
@@ -61,6 +61,12 @@ class Op:
              _OUTPUT_NAMES[name] if name in _OUTPUT_NAMES else self.inputs.index(name),
              None if needed_by is None else self.inputs.index(needed_by))
             for name, needed_by in self.saves.items())
+        # PyTorch's generated nodes compute their inputs' gradients in the alphabetical
+        # order of the inputs' names (``other`` before ``self``, ``mat1`` before ``mat2``);
+        # under create_graph that order numbers the nodes the formulas make, and so the
+        # order a second backward runs them in. (input name, its position), in that order:
+        self.grad_plan = None if self.inputs is None else tuple(
+            (name, self.inputs.index(name)) for name in sorted(self.grads))
 
     def _check(self):
         """Catch a typo in a row when the table is built, not in some later backward."""
@@ -164,12 +170,14 @@ class OpNode(Node):
             grad = grad_outputs[0]
             if grad is None:            # no gradient flowed in: none flows out
                 return (None,) * len(self.next_functions)
-        formulas = op.grads
         if op.inputs is None:           # variadic (cat, stack): formula(g, ctx, index)
-            return [formulas(grad, ctx, i) if needed else None
+            return [op.grads(grad, ctx, i) if needed else None
                     for i, needed in enumerate(needs_input_grad)]
-        return [formulas[name](grad, ctx) if needed else None
-                for name, needed in zip(op.inputs, needs_input_grad)]
+        grad_inputs = [None] * len(op.inputs)
+        for name, position in op.grad_plan:
+            if needs_input_grad[position]:
+                grad_inputs[position] = op.grads[name](grad, ctx)
+        return grad_inputs
 
 
 # Scalar arguments PyTorch shows as written; its int64 ones (dims, indices) it shows

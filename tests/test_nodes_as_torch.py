@@ -146,6 +146,31 @@ def test_double_backward_graph_names_as_torch(case):
         _double_backward_graph(torch, case, case.torch_fn)
 
 
+def _grad_creation_order(T, case, fn):
+    """The order in which a ``create_graph`` backward made the inputs' gradient nodes.
+
+    It numbers them (sequence numbers), and a second backward runs ready nodes highest
+    number first: PyTorch's generated nodes work through their inputs alphabetically
+    (``other`` before ``self``)."""
+    inputs = _inputs(case, T)
+    loss = sum((o * T.ones_like(o)).sum() for o in _as_tuple(fn(T, *inputs)) if o.is_floating_point())
+    grads = T.autograd.grad(loss, inputs, create_graph=True, allow_unused=True)
+    made = [(g.grad_fn._sequence_nr(), i) for i, g in enumerate(grads)
+            if g is not None and g.grad_fn is not None]
+    return [i for _, i in sorted(made)]
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("case", [c for c in CASES_WITH_NN if len(c.make(np.random.default_rng(0))) > 1], ids=repr)
+def test_double_backward_nodes_are_made_in_torchs_order(case):
+    torch = pytest.importorskip("torch")
+    known = KNOWN_NAME_DIFFERENCES.get(case.id) or KNOWN_DOUBLE_BACKWARD_DIFFERENCES.get(case.id)
+    if known or case.id.startswith("custom"):
+        pytest.skip("other double-backward nodes: " + (known or "a custom Function"))
+    assert _grad_creation_order(minigrad, case, case.fn) == \
+        _grad_creation_order(torch, case, case.torch_fn)
+
+
 @pytest.mark.torch
 def test_node_classes_print_as_torch():
     torch = pytest.importorskip("torch")

@@ -49,8 +49,6 @@ KNOWN = {
     "v05_copyslices_grad_and_create_graph.py": "minigrad records CopySlices' and "
                                                "AsStridedBackward0's backward under create_graph "
                                                "as index/scatter/where nodes (docs/differences.md)",
-    "s59_saved_hooks_during_create_graph_backward.py": "minigrad's double-backward graph "
-                                                       "runs two MulBackward0 nodes in the other order",
     "e01_accumulate_grad_steals.py": "a recorded minigrad pass copies the first gradient where "
                                      "torch steals it (the events hold references; "
                                      "docs/differences.md), so an in-place edit of .grad in a "
@@ -58,10 +56,6 @@ KNOWN = {
     "e03_bad_grad_backward_calls.py": "autograd.grad raising for an unused input after the pass "
                                       "ran: the torch recording drops the last node's node_done "
                                       "(the pass ends in an error), minigrad's keeps it",
-    "e06_saved_hooks_create_graph.py": "minigrad's double-backward graph runs its MulBackward0 "
-                                       "nodes in another order (as s59)",
-    "e07_double_backward_hooks.py": "in the second pass, minigrad's double-backward graph "
-                                    "runs two MulBackward0 nodes in the other order (as s59)",
     "s61_posthook_registered_during_apply.py": "minigrad's post_hook event shows the node's "
                                                "grad_outputs; the late hook received ()",
 }
