@@ -175,8 +175,7 @@ class OpNode(Node):
                     for i, needed in enumerate(needs_input_grad)]
         grad_inputs = [None] * len(op.inputs)
         for name, position in op.grad_plan:
-            if needs_input_grad[position]:
-                grad_inputs[position] = op.grads[name](grad, ctx)
+            grad_inputs[position] = op.grads[name](grad, ctx) if needs_input_grad[position] else None
         return grad_inputs
 
 

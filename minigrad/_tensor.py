@@ -25,16 +25,24 @@ from .autograd.engine import sum_to
 from .utils.hooks import add_hook
 
 
-def _as_tensor(value, like=None):
+def _as_tensor(value, op_name=None):
     """Python scalars become 0-dim "wrapped numbers" (PyTorch's term): they join an op
     with the dtype of the tensor they meet, get no edge, and are never packed by
-    saved-tensor hooks."""
+    saved-tensor hooks.
+
+    With ``op_name``, ``value`` is the ``other`` operand of that op, which PyTorch takes
+    as a tensor, a number or a numpy array only: ``None`` or a list is its TypeError
+    ("add(): argument 'other' (position 1) must be Tensor, not NoneType"), not a tensor
+    of NaNs."""
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (bool, int, float, np.number)):
         t = Tensor._wrap(np.asarray(value))
         t._python_scalar = value.item() if isinstance(value, np.number) else value
         return t
+    if op_name is not None and not isinstance(value, (complex, np.ndarray)):
+        raise TypeError(f"{op_name}(): argument 'other' (position 1) must be Tensor, "
+                        f"not {type(value).__name__}")
     return tensor(value)
 
 
@@ -459,16 +467,16 @@ class Tensor:
             observer(self)
 
     def add_(self, other, alpha=1):
-        return self._inplace(lambda s: s.add(other, alpha=alpha), (other,))
+        return self._inplace(lambda s: s.add(other, alpha=alpha), (_as_tensor(other, "add_"),))
 
     def sub_(self, other, alpha=1):
-        return self._inplace(lambda s: s.sub(other, alpha=alpha), (other,))
+        return self._inplace(lambda s: s.sub(other, alpha=alpha), (_as_tensor(other, "sub_"),))
 
     def mul_(self, other):
-        return self._inplace(lambda s: s * other, (other,))
+        return self._inplace(lambda s: s * other, (_as_tensor(other, "mul_"),))
 
     def div_(self, other):
-        return self._inplace(lambda s: s / other, (other,))
+        return self._inplace(lambda s: s / other, (_as_tensor(other, "div_"),))
 
     def clamp_(self, min=None, max=None):
         return self._inplace(lambda s: s.clamp(min, max))
@@ -480,7 +488,8 @@ class Tensor:
         return self._inplace(lambda s: apply_op(ops.fill, (s,), {"value": value}))
 
     def copy_(self, src):
-        return self._inplace(lambda s: apply_op(ops.copy, (s, _as_tensor(src))), (src,))
+        src = _as_tensor(src, "copy_")
+        return self._inplace(lambda s: apply_op(ops.copy, (s, src)), (src,))
 
     def normal_(self, mean=0.0, std=1.0):
         return self._fill_random(lambda rng, shape: rng.normal(mean, std, shape))
@@ -500,21 +509,36 @@ class Tensor:
 
     # --- out-of-place ops: all go through the op table -----------------------------
     def _binary(self, op, other):
-        return apply_op(op, (self, _as_tensor(other)))
+        return apply_op(op, (self, _as_tensor(other, op.name)))
 
-    def __add__(self, other): return self.add(other)
-    def __radd__(self, other): return self.add(other)
-    def __sub__(self, other): return self.sub(other)
+    def add(self, other, *, alpha=1):
+        return apply_op(ops.add, (self, _as_tensor(other, "add")), {"alpha": alpha})
+
+    def sub(self, other, *, alpha=1):
+        return apply_op(ops.sub, (self, _as_tensor(other, "sub")), {"alpha": alpha})
+
+    def mul(self, other): return self._binary(ops.mul, other)
+    def div(self, other): return self._binary(ops.div, other)
+    def eq(self, other): return self._binary(ops.eq, other)
+    def pow(self, exponent): return self ** exponent
+    def neg(self): return -self
+    # exp, log, tanh, sigmoid, relu, abs, sqrt, sin, cos, sign, reciprocal and clone
+    # apply one op row to ``self`` alone: they are made below the class, from the rows.
+
+    # Operators (wrapped below the class: a TypeError becomes NotImplemented).
+    __add__ = __radd__ = add
+    __sub__ = sub
+    __mul__ = __rmul__ = mul
+    __truediv__ = div
+    __eq__ = eq
+
     def __rsub__(self, other):
         if isinstance(other, (bool, int, float, np.number)):    # ``2 - x``: rsub with a Scalar
             return apply_op(ops.rsub, (self,), {"other": other, "alpha": 1})
-        return _as_tensor(other).sub(self)
-    def __mul__(self, other): return self._binary(ops.mul, other)
-    def __rmul__(self, other): return self._binary(ops.mul, other)
-    def __truediv__(self, other): return self._binary(ops.div, other)
+        return _as_tensor(other, "sub").sub(self)
     def __rtruediv__(self, other): return self.reciprocal() * other
     def __matmul__(self, other): return self.matmul(other)
-    def __rmatmul__(self, other): return _as_tensor(other).matmul(self)
+    def __rmatmul__(self, other): return _as_tensor(other, "matmul").matmul(self)
     def __neg__(self): return apply_op(ops.neg, (self,))
 
     def __pow__(self, exponent):
@@ -530,7 +554,6 @@ class Tensor:
     def __imul__(self, other): return self.mul_(other)
     def __itruediv__(self, other): return self.div_(other)
 
-    def __eq__(self, other): return self._binary(ops.eq, other)
     def __ne__(self, other): return self._binary(ops.ne, other)
     def __lt__(self, other): return self._binary(ops.lt, other)
     def __le__(self, other): return self._binary(ops.le, other)
@@ -540,20 +563,7 @@ class Tensor:
     def __or__(self, other): return self._binary(ops.logical_or, other)
     def __invert__(self): return apply_op(ops.logical_not, (self,))
 
-    def add(self, other, *, alpha=1):
-        return apply_op(ops.add, (self, _as_tensor(other)), {"alpha": alpha})
-
-    def sub(self, other, *, alpha=1):
-        return apply_op(ops.sub, (self, _as_tensor(other)), {"alpha": alpha})
-
-    def mul(self, other): return self * other
-    def div(self, other): return self / other
-    def pow(self, exponent): return self ** exponent
-    def neg(self): return -self
-    # exp, log, tanh, sigmoid, relu, abs, sqrt, sin, cos, sign, reciprocal and clone
-    # apply one op row to ``self`` alone: they are made below the class, from the rows.
-    def eq(self, other): return self == other
-    def maximum(self, other): return apply_op(ops.maximum, (self, _as_tensor(other)))
+    def maximum(self, other): return apply_op(ops.maximum, (self, _as_tensor(other, "maximum")))
 
     def clamp(self, min=None, max=None):
         return apply_op(ops.clamp, (self,), {"min": min, "max": max})
@@ -865,7 +875,7 @@ class Tensor:
         """``torch.matmul``, decomposed as PyTorch does, so the nodes have its names:
         ``mm``, ``dot``, ``mv``; a vector on the left is unsqueezed and squeezed back; a
         batch on the left of a matrix is folded into one ``mm``."""
-        other = _as_tensor(other)
+        other = _as_tensor(other, "matmul")
         a, b = self._array.ndim, other._array.ndim
         if a == 2 and b == 2:
             if self._array.shape[1] != other._array.shape[0]:
@@ -888,6 +898,24 @@ class Tensor:
         return apply_op(ops.bmm, (self, other))
 
     mm = matmul
+
+
+def _type_error_to_not_implemented(operator):
+    """PyTorch's binary operators answer a TypeError with NotImplemented, so Python
+    tries the other operand and then raises its own "unsupported operand type(s) for
+    +: 'Tensor' and 'NoneType'"; ``t == None`` is False, as for any other object."""
+    def wrapped(self, other):
+        try:
+            return operator(self, other)
+        except TypeError:
+            return NotImplemented
+    wrapped.__name__ = wrapped.__qualname__ = operator.__name__
+    return wrapped
+
+
+for _name in ("add radd sub rsub mul rmul truediv rtruediv matmul rmatmul pow rpow iadd isub imul "
+              "itruediv eq ne lt le gt ge and or").split():
+    setattr(Tensor, f"__{_name}__", _type_error_to_not_implemented(getattr(Tensor, f"__{_name}__")))
 
 
 def _unary_method(op):

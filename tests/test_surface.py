@@ -633,3 +633,33 @@ def test_allow_mutation_sees_writes_through_views_at_an_offset():
     y, grad = _mutation_scenario(minigrad, "setitem-on-a-view")
     assert y.tolist() == [1.0, 10.0, 3.0]
     assert grad.tolist() == [2.0, 4.0, 6.0]
+
+
+# --- operands that are not tensors or numbers ---------------------------------------------------
+
+@pytest.mark.torch
+@pytest.mark.parametrize("expr", [
+    "None + x", "x + None", "x * None", "None * x", "x - None", "None - x", "x / None", "None / x",
+    "x ** None", "None ** x", "x @ None", "x < None", "x == None", "x != None", "x == [1.0, 2.0]",
+    "x + [1.0, 2.0]", "x + 'a'", "(x > 1) & None", "x.add(None)", "x.sub(None)", "x.mul(None)",
+    "x.div(None)", "x.maximum(None)", "x.add([1.0, 2.0])", "x.clone().add_(None)",
+    "x.clone().mul_(None)", "x.clone().copy_(None)", "x + np.array([1.0, 2.0])", "2 - x",
+])
+def test_none_and_lists_as_operands_raise_as_in_torch(expr):
+    """PyTorch turns a TypeError in an operator into NotImplemented (so Python raises
+    "unsupported operand type(s)", and ``==`` falls back to identity), and its methods
+    name the argument. A missing gradient (``None``) added to a tensor is a common bug
+    in a hook; it must fail there, not become NaN."""
+    def run(T):
+        x = T.tensor([1.0, 2.0])
+        got = outcome(lambda: eval(expr, {"np": np}, {"x": x}))
+        return got if got[0] == "raised" else ("ok", arr(got[1]).tolist() if hasattr(got[1], "detach") else got[1])
+    m, t = both(run)
+    assert m == t
+
+
+def test_an_inplace_op_with_a_bad_operand_changes_nothing():
+    x = minigrad.tensor([1.0, 2.0])
+    with pytest.raises(TypeError, match=r"add_\(\): argument 'other' \(position 1\) must be Tensor, not NoneType"):
+        x.add_(None)
+    assert x.tolist() == [1.0, 2.0] and x._version == 0
