@@ -2,7 +2,9 @@
 specific ❌ message, a stub gets "not implemented yet", and no check ever raises."""
 
 import minigrad as torch
-from minigrad.exercises import lesson00, lesson01, lesson02, lesson03
+from minigrad.autograd.engine import record_events
+from minigrad.exercises import lesson00, lesson01, lesson02, lesson03, reachable_nodes
+from minigrad.viz import graph_nodes
 
 
 from exercise_support import stub, verdict
@@ -36,6 +38,28 @@ def test_count_nodes(capsys):
     r = verdict(lesson00.check_count_nodes,
                 lambda t: len([n for n in _reachable(t) if not hasattr(n, "variable")]), capsys)
     assert not r and "forget the AccumulateGrad" in r.message
+    # forgetting the (None, 0) edge of an input that needs no grad: a crash, with advice
+    def no_none_check(t):
+        seen, stack = set(), [t.grad_fn]
+        while stack:
+            node = stack.pop()
+            if node not in seen:
+                seen.add(node)
+                stack.extend(c for c, _ in node.next_functions)
+        return len(seen)
+    r = verdict(lesson00.check_count_nodes, no_none_check, capsys)
+    assert not r and r.status == "error" and "stack.extend(c for c, _ in node.next_functions)" in r.message
+    assert "skip the None children" in r.message
+    # letting something else walk the graph: the engine, or a ready-made walker
+    def engine_counts(t):
+        with record_events() as events:
+            t.backward(retain_graph=True)
+        return sum(e.kind == "node_start" for e in events)
+    r = verdict(lesson00.check_count_nodes, engine_counts, capsys)
+    assert not r and "ran a backward pass" in r.message and "walk the graph yourself" in r.message
+    for walker in (lambda t: graph_nodes(t), lambda t: reachable_nodes(t.grad_fn)):
+        r = verdict(lesson00.check_count_nodes, lambda t: len(walker(t)), capsys)
+        assert not r and "which walks the graph for you" in r.message
     r = verdict(lesson00.check_count_nodes, stub, capsys)
     assert not r and "not implemented yet" in r.message
 
@@ -49,6 +73,15 @@ def test_find_leaves(capsys):
     assert not r and "not the leaf object itself" in r.message
     r = verdict(lesson00.check_find_leaves, lambda t: right(t)[:1], capsys)
     assert not r and "fewer than" in r.message
+    def engine_leaves(t):
+        with record_events() as events:
+            t.backward(retain_graph=True)
+        return [e.node.variable for e in events if e.kind == "node_start" and hasattr(e.node, "variable")]
+    r = verdict(lesson00.check_find_leaves, engine_leaves, capsys)
+    assert not r and "ran a backward pass" in r.message
+    r = verdict(lesson00.check_find_leaves,
+                lambda t: [n.variable for n in graph_nodes(t) if hasattr(n, "variable")], capsys)
+    assert not r and "called graph_nodes, which walks the graph for you" in r.message
     r = verdict(lesson00.check_find_leaves, stub, capsys)
     assert not r and "not implemented yet" in r.message
 
@@ -117,6 +150,11 @@ def test_count_paths(capsys):
     r = verdict(lesson00.check_count_paths, raises_limit, capsys)
     assert not r and "raised Python's recursion limit" in r.message
     assert sys.getrecursionlimit() == limit
+    def after_backward(t, leaf):          # runs the engine, e.g. to read x.grad of a sum graph
+        t.backward(retain_graph=True)
+        return _paths(t, leaf)
+    r = verdict(lesson00.check_count_paths, after_backward, capsys)
+    assert not r and "ran a backward pass" in r.message
     r = verdict(lesson00.check_count_paths, lambda t, leaf: float(_paths(t, leaf)), capsys)
     assert not r and "expected an int" in r.message
     r = verdict(lesson00.check_count_paths, stub, capsys)
@@ -238,6 +276,9 @@ def test_engine_order(capsys):
                 if e.kind == "node_start"]
     r = verdict(lesson01.check_engine_order, stepper, capsys)
     assert not r and "ran minigrad's engine" in r.message
+    # a crash inside minigrad is reported at the learner's own line
+    r = verdict(lesson01.check_engine_order, lambda loss: [n.name() for n in loss], capsys)
+    assert not r and r.status == "error" and "[n.name() for n in loss]" in r.message
     r = verdict(lesson01.check_engine_order, stub, capsys)
     assert not r and "not implemented yet" in r.message
 
