@@ -306,6 +306,18 @@ def test_predict_engine_order(capsys):
     assert not r and "is not ready: it still waits for the gradient from SinBackward0" in r.message
     r = verdict(lesson01.check_predict_engine_order, lambda: RIGHT_ORDER[:4], capsys)
     assert not r and "you listed 4 nodes, the engine runs 6" in r.message
+    # an empty list names the six nodes, but not in the engine's order
+    r = verdict(lesson01.check_predict_engine_order, lambda: [], capsys)
+    assert not r and "you listed 0 nodes" in r.message and " → ".join(RIGHT_ORDER) not in r.message
+    assert ", ".join(RIGHT_ORDER) not in r.message
+    # measuring instead of predicting: run section 3's pass and read the order off it
+    def measured():
+        out, labels = lesson01._section3_graph()
+        with record_events() as events:
+            out.backward()
+        return [lesson01._label(e.node, labels) for e in events if e.kind == "node_start"]
+    r = verdict(lesson01.check_predict_engine_order, measured, capsys)
+    assert not r and "measures it instead of predicting it" in r.message
     r = verdict(lesson01.check_predict_engine_order,
                 lambda: RIGHT_ORDER[:2] + ["AddBackward0"] + RIGHT_ORDER[3:], capsys)
     assert not r and "'AddBackward0' is not a node of this graph" in r.message
