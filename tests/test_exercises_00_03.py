@@ -462,6 +462,14 @@ def test_predict_chain(capsys):
         return out
     r = verdict(lesson02.check_predict_chain, not_chained, capsys)
     assert not r and "the hooks are chained" in r.message
+    def engine_says(g, hooks):            # registers the hooks on a tensor and asks the engine
+        x = torch.zeros_like(g, requires_grad=True)
+        for h in hooks:
+            x.register_hook(h)
+        (x * g).sum().backward()
+        return x.grad
+    r = verdict(lesson02.check_predict_chain, engine_says, capsys)
+    assert not r and "asks the engine instead of predicting it" in r.message
     r = verdict(lesson02.check_predict_chain, stub, capsys)
     assert not r and "not implemented yet" in r.message
 
