@@ -486,6 +486,8 @@ def test_predict_second_backward(capsys):
     assert not r and "x.grad after one pass" in r.message and "never overwrites" in r.message
     r = verdict(lesson03.check_predict_second_backward, lambda: ([3.0, 3.0], [8.0, 8.0]), capsys)
     assert not r and "1 + 1 = 2" in r.message
+    r = verdict(lesson03.check_predict_second_backward, lambda: lesson03._section2(2), capsys)
+    assert not r and "measures them instead of predicting them" in r.message
     r = verdict(lesson03.check_predict_second_backward, lambda: 4.0, capsys)
     assert not r and "return two lists" in r.message
     r = verdict(lesson03.check_predict_second_backward, stub, capsys)
@@ -523,6 +525,17 @@ def test_attach_sgd_every(capsys):
     assert not r and "wrong values" in r.message and "p -= lr * p.grad / 3" in r.message
     r = verdict(lesson03.check_attach_sgd_every, _sgd_every(free=False), capsys)
     assert not r and "after micro-batch 3 (a step)" in r.message and "still held" in r.message
+    def step_all_at_the_end(ps, lr, k):   # one counter; the last hook of a k-th pass steps all
+        calls = [0]
+        def hook(p):
+            calls[0] += 1
+            if calls[0] % (k * len(ps)) == 0:
+                for q in ps:
+                    q.sub_(lr * q.grad / k)
+                    q.grad = None
+        return [p.register_post_accumulate_grad_hook(hook) for p in ps]
+    r = verdict(lesson03.check_attach_sgd_every, step_all_at_the_end, capsys)
+    assert not r and "still held its gradient when its own hook had run" in r.message
     r = verdict(lesson03.check_attach_sgd_every, lambda ps, lr, k: None, capsys)
     assert not r and "returned 0 handles, expected 4" in r.message
     r = verdict(lesson03.check_attach_sgd_every, stub, capsys)
@@ -572,6 +585,11 @@ def test_my_retain_grad(capsys):
     r = verdict(lesson03.check_my_retain_grad, sneaky, capsys)
     assert not r and "called t.retain_grad()" in r.message
     assert not torch.Tensor.retain_grad.__name__.startswith("spy")
+    def private_hook(t, store):           # retain_grad's own hook, without calling retain_grad
+        t.grad_fn._set_retains_grad_hook(t.output_nr, t)
+        t.grad_fn.register_prehook(lambda go: store.__setitem__("grad", t._grad))
+    r = verdict(lesson03.check_my_retain_grad, private_hook, capsys)
+    assert not r and "retain_grad's own hook" in r.message
     r = verdict(lesson03.check_my_retain_grad, lambda t, store: None, capsys)
     assert not r and "store['grad'] is missing" in r.message
     r = verdict(lesson03.check_my_retain_grad, stub, capsys)
