@@ -64,6 +64,21 @@ def test_count_nodes(capsys):
     assert not r and "not implemented yet" in r.message
 
 
+def test_walkers_found_by_a_freshly_imported_check(capsys):
+    """A grader imports minigrad.exercises afresh (registry: load_check(fresh=True)); the
+    learner's reachable_nodes, imported before, is still recognised."""
+    import sys
+    from minigrad.exercises.registry import EXERCISES
+    saved = {m: mod for m, mod in sys.modules.items() if m.startswith("minigrad.exercises")}
+    try:
+        check = next(e for e in EXERCISES["00"] if e.check == "check_count_nodes").load_check(fresh=True)
+        assert check is not lesson00.check_count_nodes
+        r = verdict(check, lambda t: len(reachable_nodes(t.grad_fn)), capsys)
+        assert not r and "called reachable_nodes, which walks the graph for you" in r.message
+    finally:
+        sys.modules.update(saved)
+
+
 def test_find_leaves(capsys):
     right = lambda t: [n.variable for n in _reachable(t) if hasattr(n, "variable")]
     assert verdict(lesson00.check_find_leaves, right, capsys)

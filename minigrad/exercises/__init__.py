@@ -111,6 +111,7 @@ def shortcut_taken(fn, *args, helpers=()):
     else the first of ``helpers`` (functions, e.g. ``minigrad.viz.graph_nodes``) it
     called, else None. No PyTorch counterpart: a grading aid."""
     from minigrad.autograd import engine
+    # code objects compare by content, so a grader's fresh import of a helper still matches
     codes = {getattr(h, "__wrapped__", h).__code__: h.__name__ for h in helpers}
     called = []
 

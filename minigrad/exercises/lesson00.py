@@ -10,9 +10,8 @@ import sys
 
 import minigrad as torch
 
-from minigrad.autograd.engine import _compute_dependencies
-from minigrad.viz import graph_nodes
-
+from ..autograd.engine import _compute_dependencies as _compute_dependencies
+from ..viz import graph_nodes as _graph_nodes
 from . import (Result as _Result, reachable_nodes as _reachable_nodes, run_check as _run_check,
                shortcut_taken as _shortcut_taken)
 
@@ -35,7 +34,7 @@ def _examples():
 
 
 # functions that walk a graph: an answer calling one has not written the walk
-_WALKERS = (graph_nodes, _reachable_nodes, _compute_dependencies)
+_WALKERS = (_graph_nodes, _reachable_nodes, _compute_dependencies)
 
 
 class _ShortcutTaken(Exception):
