@@ -2,7 +2,9 @@
 specific ❌ message, a stub gets "not implemented yet", and no check ever raises."""
 
 import minigrad as torch
-from minigrad.exercises import lesson00, lesson01, lesson02, lesson03
+from minigrad.autograd.engine import record_events
+from minigrad.exercises import lesson00, lesson01, lesson02, lesson03, reachable_nodes
+from minigrad.viz import graph_nodes
 
 
 from exercise_support import stub, verdict
@@ -36,8 +38,45 @@ def test_count_nodes(capsys):
     r = verdict(lesson00.check_count_nodes,
                 lambda t: len([n for n in _reachable(t) if not hasattr(n, "variable")]), capsys)
     assert not r and "forget the AccumulateGrad" in r.message
+    # forgetting the (None, 0) edge of an input that needs no grad: a crash, with advice
+    def no_none_check(t):
+        seen, stack = set(), [t.grad_fn]
+        while stack:
+            node = stack.pop()
+            if node not in seen:
+                seen.add(node)
+                stack.extend(c for c, _ in node.next_functions)
+        return len(seen)
+    r = verdict(lesson00.check_count_nodes, no_none_check, capsys)
+    assert not r and r.status == "error" and "stack.extend(c for c, _ in node.next_functions)" in r.message
+    assert "skip the None children" in r.message
+    # letting something else walk the graph: the engine, or a ready-made walker
+    def engine_counts(t):
+        with record_events() as events:
+            t.backward(retain_graph=True)
+        return sum(e.kind == "node_start" for e in events)
+    r = verdict(lesson00.check_count_nodes, engine_counts, capsys)
+    assert not r and "ran a backward pass" in r.message and "walk the graph yourself" in r.message
+    for walker in (lambda t: graph_nodes(t), lambda t: reachable_nodes(t.grad_fn)):
+        r = verdict(lesson00.check_count_nodes, lambda t: len(walker(t)), capsys)
+        assert not r and "which walks the graph for you" in r.message
     r = verdict(lesson00.check_count_nodes, stub, capsys)
     assert not r and "not implemented yet" in r.message
+
+
+def test_walkers_found_by_a_freshly_imported_check(capsys):
+    """A grader imports minigrad.exercises afresh (registry: load_check(fresh=True)); the
+    learner's reachable_nodes, imported before, is still recognised."""
+    import sys
+    from minigrad.exercises.registry import EXERCISES
+    saved = {m: mod for m, mod in sys.modules.items() if m.startswith("minigrad.exercises")}
+    try:
+        check = next(e for e in EXERCISES["00"] if e.check == "check_count_nodes").load_check(fresh=True)
+        assert check is not lesson00.check_count_nodes
+        r = verdict(check, lambda t: len(reachable_nodes(t.grad_fn)), capsys)
+        assert not r and "called reachable_nodes, which walks the graph for you" in r.message
+    finally:
+        sys.modules.update(saved)
 
 
 def test_find_leaves(capsys):
@@ -49,6 +88,15 @@ def test_find_leaves(capsys):
     assert not r and "not the leaf object itself" in r.message
     r = verdict(lesson00.check_find_leaves, lambda t: right(t)[:1], capsys)
     assert not r and "fewer than" in r.message
+    def engine_leaves(t):
+        with record_events() as events:
+            t.backward(retain_graph=True)
+        return [e.node.variable for e in events if e.kind == "node_start" and hasattr(e.node, "variable")]
+    r = verdict(lesson00.check_find_leaves, engine_leaves, capsys)
+    assert not r and "ran a backward pass" in r.message
+    r = verdict(lesson00.check_find_leaves,
+                lambda t: [n.variable for n in graph_nodes(t) if hasattr(n, "variable")], capsys)
+    assert not r and "called graph_nodes, which walks the graph for you" in r.message
     r = verdict(lesson00.check_find_leaves, stub, capsys)
     assert not r and "not implemented yet" in r.message
 
@@ -117,6 +165,11 @@ def test_count_paths(capsys):
     r = verdict(lesson00.check_count_paths, raises_limit, capsys)
     assert not r and "raised Python's recursion limit" in r.message
     assert sys.getrecursionlimit() == limit
+    def after_backward(t, leaf):          # runs the engine, e.g. to read x.grad of a sum graph
+        t.backward(retain_graph=True)
+        return _paths(t, leaf)
+    r = verdict(lesson00.check_count_paths, after_backward, capsys)
+    assert not r and "ran a backward pass" in r.message
     r = verdict(lesson00.check_count_paths, lambda t, leaf: float(_paths(t, leaf)), capsys)
     assert not r and "expected an int" in r.message
     r = verdict(lesson00.check_count_paths, stub, capsys)
@@ -238,6 +291,9 @@ def test_engine_order(capsys):
                 if e.kind == "node_start"]
     r = verdict(lesson01.check_engine_order, stepper, capsys)
     assert not r and "ran minigrad's engine" in r.message
+    # a crash inside minigrad is reported at the learner's own line
+    r = verdict(lesson01.check_engine_order, lambda loss: [n.name() for n in loss], capsys)
+    assert not r and r.status == "error" and "[n.name() for n in loss]" in r.message
     r = verdict(lesson01.check_engine_order, stub, capsys)
     assert not r and "not implemented yet" in r.message
 
@@ -265,6 +321,18 @@ def test_predict_engine_order(capsys):
     assert not r and "is not ready: it still waits for the gradient from SinBackward0" in r.message
     r = verdict(lesson01.check_predict_engine_order, lambda: RIGHT_ORDER[:4], capsys)
     assert not r and "you listed 4 nodes, the engine runs 6" in r.message
+    # an empty list names the six nodes, but not in the engine's order
+    r = verdict(lesson01.check_predict_engine_order, lambda: [], capsys)
+    assert not r and "you listed 0 nodes" in r.message and " → ".join(RIGHT_ORDER) not in r.message
+    assert ", ".join(RIGHT_ORDER) not in r.message
+    # measuring instead of predicting: run section 3's pass and read the order off it
+    def measured():
+        out, labels = lesson01._section3_graph()
+        with record_events() as events:
+            out.backward()
+        return [lesson01._label(e.node, labels) for e in events if e.kind == "node_start"]
+    r = verdict(lesson01.check_predict_engine_order, measured, capsys)
+    assert not r and "measures it instead of predicting it" in r.message
     r = verdict(lesson01.check_predict_engine_order,
                 lambda: RIGHT_ORDER[:2] + ["AddBackward0"] + RIGHT_ORDER[3:], capsys)
     assert not r and "'AddBackward0' is not a node of this graph" in r.message
@@ -409,6 +477,14 @@ def test_predict_chain(capsys):
         return out
     r = verdict(lesson02.check_predict_chain, not_chained, capsys)
     assert not r and "the hooks are chained" in r.message
+    def engine_says(g, hooks):            # registers the hooks on a tensor and asks the engine
+        x = torch.zeros_like(g, requires_grad=True)
+        for h in hooks:
+            x.register_hook(h)
+        (x * g).sum().backward()
+        return x.grad
+    r = verdict(lesson02.check_predict_chain, engine_says, capsys)
+    assert not r and "asks the engine instead of predicting it" in r.message
     r = verdict(lesson02.check_predict_chain, stub, capsys)
     assert not r and "not implemented yet" in r.message
 
@@ -425,6 +501,8 @@ def test_predict_second_backward(capsys):
     assert not r and "x.grad after one pass" in r.message and "never overwrites" in r.message
     r = verdict(lesson03.check_predict_second_backward, lambda: ([3.0, 3.0], [8.0, 8.0]), capsys)
     assert not r and "1 + 1 = 2" in r.message
+    r = verdict(lesson03.check_predict_second_backward, lambda: lesson03._section2(2), capsys)
+    assert not r and "measures them instead of predicting them" in r.message
     r = verdict(lesson03.check_predict_second_backward, lambda: 4.0, capsys)
     assert not r and "return two lists" in r.message
     r = verdict(lesson03.check_predict_second_backward, stub, capsys)
@@ -462,6 +540,17 @@ def test_attach_sgd_every(capsys):
     assert not r and "wrong values" in r.message and "p -= lr * p.grad / 3" in r.message
     r = verdict(lesson03.check_attach_sgd_every, _sgd_every(free=False), capsys)
     assert not r and "after micro-batch 3 (a step)" in r.message and "still held" in r.message
+    def step_all_at_the_end(ps, lr, k):   # one counter; the last hook of a k-th pass steps all
+        calls = [0]
+        def hook(p):
+            calls[0] += 1
+            if calls[0] % (k * len(ps)) == 0:
+                for q in ps:
+                    q.sub_(lr * q.grad / k)
+                    q.grad = None
+        return [p.register_post_accumulate_grad_hook(hook) for p in ps]
+    r = verdict(lesson03.check_attach_sgd_every, step_all_at_the_end, capsys)
+    assert not r and "still held its gradient when its own hook had run" in r.message
     r = verdict(lesson03.check_attach_sgd_every, lambda ps, lr, k: None, capsys)
     assert not r and "returned 0 handles, expected 4" in r.message
     r = verdict(lesson03.check_attach_sgd_every, stub, capsys)
@@ -511,6 +600,11 @@ def test_my_retain_grad(capsys):
     r = verdict(lesson03.check_my_retain_grad, sneaky, capsys)
     assert not r and "called t.retain_grad()" in r.message
     assert not torch.Tensor.retain_grad.__name__.startswith("spy")
+    def private_hook(t, store):           # retain_grad's own hook, without calling retain_grad
+        t.grad_fn._set_retains_grad_hook(t.output_nr, t)
+        t.grad_fn.register_prehook(lambda go: store.__setitem__("grad", t._grad))
+    r = verdict(lesson03.check_my_retain_grad, private_hook, capsys)
+    assert not r and "retain_grad's own hook" in r.message
     r = verdict(lesson03.check_my_retain_grad, lambda t, store: None, capsys)
     assert not r and "store['grad'] is missing" in r.message
     r = verdict(lesson03.check_my_retain_grad, stub, capsys)

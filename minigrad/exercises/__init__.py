@@ -16,12 +16,14 @@ real checks itself (``minigrad/exercises/grading.py``). A check therefore runs o
 grading, and an infinite loop in an answer is met only where the grader limits its time.
 """
 import os
+import sys
+import sysconfig
 import traceback
 
 import numpy as np
 
 __all__ = ["Result", "run_check", "compare_values", "compare_sequences", "reachable_nodes",
-           "unless_hooks_left", "judge_predicted_order", "judge_returned_handles",
+           "shortcut_taken", "unless_hooks_left", "judge_predicted_order", "judge_returned_handles",
            "hook_queuing_callbacks"]
 
 #: set (to anything non-empty) in a kernel's environment by ``python -m minigrad.grade``
@@ -73,11 +75,58 @@ def run_check(name, body):
     except AssertionError as exc:
         result = Result(False, f"{name}: {exc}")
     except Exception as exc:       # the learner's code raised: show where, briefly
-        last = traceback.extract_tb(exc.__traceback__)[-1]
+        last = _learners_frame(exc.__traceback__)
+        advice = next((a for text, a in _CRASH_ADVICE if text in str(exc)), "")
         result = Result(False, f"{name}: your code raised {type(exc).__name__}: {exc} "
-                               f"(line {last.lineno}: {last.line})", "error")
+                               f"(line {last.lineno}: {last.line}){advice}", "error")
     print(repr(result))
     return result
+
+
+# library code: a crash is reported at the learner's deepest line, not inside these
+_LIBRARY_DIRS = tuple(os.path.join(d, "") for d in
+                      {os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}
+                      | {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")})
+
+# (text in the exception's message, advice added to the verdict)
+_CRASH_ADVICE = [
+    ("'NoneType' object has no attribute 'next_functions'",
+     ". A (None, 0) edge in next_functions stands for an input that needs no gradient: "
+     "skip the None children."),
+]
+
+
+def _learners_frame(tb):
+    """The deepest frame of ``tb`` outside minigrad and the installed libraries (the
+    learner's line that led to the crash), or the deepest frame if there is none."""
+    frames = traceback.extract_tb(tb)
+    mine = [f for f in frames if not os.path.abspath(f.filename).startswith(_LIBRARY_DIRS)]
+    return (mine or frames)[-1]
+
+
+def shortcut_taken(fn, *args, helpers=()):
+    """``(fn(*args), taken)``: ``taken`` names what did the exercise's work for the
+    learner's ``fn``: "a backward pass" when minigrad's engine ran meanwhile
+    (``engine.real_engine_runs()`` moved: ``backward()``, ``record_events``, the stepper),
+    else the first of ``helpers`` (functions, e.g. ``minigrad.viz.graph_nodes``) it
+    called, else None. No PyTorch counterpart: a grading aid."""
+    from minigrad.autograd import engine
+    # code objects compare by content, so a grader's fresh import of a helper still matches
+    codes = {getattr(h, "__wrapped__", h).__code__: h.__name__ for h in helpers}
+    called = []
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code in codes:
+            called.append(codes[frame.f_code])
+    before, previous = engine.real_engine_runs(), sys.getprofile()
+    sys.setprofile(profile if codes else previous)
+    try:
+        result = fn(*args)
+    finally:
+        sys.setprofile(previous)
+    if engine.real_engine_runs() != before:
+        return result, "a backward pass"
+    return result, called[0] if called else None
 
 
 def _as_array(value):

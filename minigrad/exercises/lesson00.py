@@ -2,13 +2,18 @@
 
 Each check builds its own small expressions with minigrad, works out the answer
 by following ``grad_fn`` / ``next_functions`` itself, and compares it with what
-the learner's function returns. Checks print one verdict and never raise.
+the learner's function returns. An answer that lets something else walk the graph (a
+backward pass, ``minigrad.viz.graph_nodes``) is rejected: the walk is the exercise.
+Checks print one verdict and never raise.
 """
 import sys
 
 import minigrad as torch
 
-from . import Result as _Result, reachable_nodes as _reachable_nodes, run_check as _run_check
+from ..autograd.engine import _compute_dependencies as _compute_dependencies
+from ..viz import graph_nodes as _graph_nodes
+from . import (Result as _Result, reachable_nodes as _reachable_nodes, run_check as _run_check,
+               shortcut_taken as _shortcut_taken)
 
 __all__ = ["check_count_nodes", "check_find_leaves", "check_count_paths"]
 
@@ -28,12 +33,46 @@ def _examples():
     ]
 
 
+# functions that walk a graph: an answer calling one has not written the walk
+_WALKERS = (_graph_nodes, _reachable_nodes, _compute_dependencies)
+
+
+class _ShortcutTaken(Exception):
+    pass
+
+
+def _walk_yourself(fn, name, *args):
+    """``fn(*args)``, raising _ShortcutTaken with the verdict if something else walked
+    the graph for it."""
+    result, taken = _shortcut_taken(fn, *args, helpers=_WALKERS)
+    if taken == "a backward pass":
+        raise _ShortcutTaken(_Result(False, f"{name} ran a backward pass (minigrad's engine) to find "
+                                           "its answer: the exercise is to walk the graph yourself, "
+                                           "from t.grad_fn along next_functions. (A backward pass "
+                                           "also writes into the leaves' .grad.)"))
+    if taken:
+        raise _ShortcutTaken(_Result(False, f"{name} called {taken}, which walks the graph for you: "
+                                           "write that walk yourself, from t.grad_fn along "
+                                           "next_functions, with a list used as a stack."))
+    return result
+
+
+def _run(name, body):
+    """``run_check`` for a body that may raise _ShortcutTaken."""
+    def guarded():
+        try:
+            return body()
+        except _ShortcutTaken as exc:
+            return exc.args[0]
+    return _run_check(name, guarded)
+
+
 def check_count_nodes(count_nodes):
     """``count_nodes(t)`` must return how many distinct nodes (AccumulateGrad
     included) ``backward()`` can reach from ``t``."""
     def body():
         for text, out, _ in _examples():
-            got = count_nodes(out)
+            got = _walk_yourself(count_nodes, "count_nodes", out)
             want = len(_reachable_nodes(out.grad_fn))
             if not isinstance(got, int):
                 return _Result(False, f"count_nodes({text}) returned {type(got).__name__}, expected an int.")
@@ -45,7 +84,7 @@ def check_count_nodes(count_nodes):
                     hint = " Did you forget the AccumulateGrad nodes of the leaves?"
                 return _Result(False, f"count_nodes({text}) returned {got}, expected {want}.{hint}")
         return _Result(True, f"count_nodes is right on all {len(_examples())} expressions.")
-    return _run_check("count_nodes", body)
+    return _run("count_nodes", body)
 
 
 def check_find_leaves(find_leaves):
@@ -53,7 +92,7 @@ def check_find_leaves(find_leaves):
     the tensor objects themselves, found through ``AccumulateGrad.variable``)."""
     def body():
         for text, out, leaves in _examples():
-            got = find_leaves(out)
+            got = _walk_yourself(find_leaves, "find_leaves", out)
             if got is None:
                 return _Result(False, f"find_leaves({text}) returned None, expected a list of tensors.")
             got = list(got)
@@ -69,7 +108,7 @@ def check_find_leaves(find_leaves):
                              "itself: use node.variable." if same_value else "")
                     return _Result(False, f"find_leaves({text}) misses the leaf {leaf.tolist()}.{extra}")
         return _Result(True, f"find_leaves is right on all {len(_examples())} expressions.")
-    return _run_check("find_leaves", body)
+    return _run("find_leaves", body)
 
 
 def _paths(root, target):
@@ -125,7 +164,7 @@ def check_count_paths(count_paths):
     def body():
         for text, out, leaf, label in _path_examples():
             want = _paths(out.grad_fn, _accumulator(out, leaf))
-            got = count_paths(out, leaf)
+            got = _walk_yourself(count_paths, "count_paths", out, leaf)
             if sys.getrecursionlimit() != limit:
                 return raised_limit
             if not isinstance(got, int) or isinstance(got, bool):
@@ -149,7 +188,7 @@ def check_count_paths(count_paths):
         for _ in range(5000):
             h = h * 1.0001
         try:
-            got = count_paths(h, t)
+            got = _walk_yourself(count_paths, "count_paths", h, t)
         except RecursionError:
             return _Result(False, "count_paths is right on the small graphs, but on a chain of 5,000 "
                                  "multiplications it raised RecursionError: one Python call per node "
@@ -163,7 +202,7 @@ def check_count_paths(count_paths):
                             "chain of 5,000 nodes.")
 
     try:
-        return _run_check("count_paths", body)
+        return _run("count_paths", body)
     finally:
         sys.setrecursionlimit(limit)
 

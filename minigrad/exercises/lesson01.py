@@ -214,7 +214,13 @@ def check_predict_engine_order(predict_engine_order):
     trace cell, of the order the engine runs the nodes of section 3's graph
     ``(x.exp() * w.sin()).sum()``, as names (``AccumulateGrad(x)`` for a leaf)."""
     def body():
-        got = predict_engine_order()
+        try:
+            got = _call_without_engine(predict_engine_order)
+        except _RanTheEngine:
+            return _Result(False, "predict_engine_order ran a backward pass to read the order: that "
+                                 "measures it instead of predicting it. Return the list of names, "
+                                 "worked out by hand from the sequence numbers above; the trace "
+                                 "below then shows whether you were right.")
         out, labels = _section3_graph()
         with _record_events() as events:
             out.backward()
@@ -229,6 +235,7 @@ def check_predict_engine_order(predict_engine_order):
                                      f"{_explain(out, labels, want, got, i)}")
         if len(got) != len(want):
             return _Result(False, f"you listed {len(got)} nodes, the engine runs {len(want)}: "
-                                 f"{', '.join(want)}. Each node of the graph runs exactly once.")
+                                 f"{', '.join(sorted(want))}, each exactly once. Your first "
+                                 f"{min(len(got), len(want))} are right: go on from there.")
         return _Result(True, "right: " + " → ".join(want) + ". The trace below shows it.")
     return _run_check("predict_engine_order", body)

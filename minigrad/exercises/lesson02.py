@@ -10,7 +10,8 @@ import numpy as np
 
 import minigrad as torch
 
-from . import Result as _Result, compare_values as _compare_values, run_check as _run_check
+from . import (Result as _Result, compare_values as _compare_values, run_check as _run_check,
+               shortcut_taken as _shortcut_taken)
 
 __all__ = ["check_predict_chain", "check_clip_hook", "check_attach_nan_watch"]
 
@@ -110,7 +111,11 @@ def check_predict_chain(predict_chain):
                       ["double", "observe", "add_one", "square"], ["negate", "observe"], []):
             hooks = [table[n] for n in names]
             g = torch.tensor([1.0, -2.0, 3.0])
-            got = predict_chain(g.clone(), list(hooks))
+            got, taken = _shortcut_taken(predict_chain, g.clone(), list(hooks))
+            if taken:
+                return _Result(False, "predict_chain registered the hooks and ran a backward pass: "
+                                     "that asks the engine instead of predicting it. Call the hooks "
+                                     "yourself, in the order you believe the engine uses.")
             x = torch.zeros(3, requires_grad=True)
             for h in hooks:
                 x.register_hook(h)

@@ -10,7 +10,8 @@ import numpy as np
 
 import minigrad as torch
 
-from . import Result as _Result, compare_values as _compare_values, run_check as _run_check
+from . import (Result as _Result, compare_values as _compare_values, run_check as _run_check,
+               shortcut_taken as _shortcut_taken)
 
 __all__ = ["check_predict_second_backward", "check_attach_sgd_every", "check_my_retain_grad"]
 
@@ -38,7 +39,12 @@ def check_predict_second_backward(predict_second_backward):
     """``predict_second_backward()`` returns the learner's prediction ``(y_grad, x_grad)``
     of ``y.grad`` and ``x.grad`` after the second ``y.sum().backward()`` of section 3."""
     def body():
-        got = predict_second_backward()
+        got, taken = _shortcut_taken(predict_second_backward)
+        if taken:
+            return _Result(False, "predict_second_backward ran a backward pass to read the values: "
+                                 "that measures them instead of predicting them. Return the two "
+                                 "lists you expect, worked out from the cell above; section 3 "
+                                 "then runs the pass.")
         want_y, want_x = _section2(2)
         once_y, once_x = _section2(1)
         try:
@@ -104,8 +110,20 @@ def check_attach_sgd_every(attach_sgd_every):
             n = 0 if handles is None else len(list(handles))
             return _Result(False, f"attach_sgd_every returned {n} handles, expected {len(params)} "
                                  "(one per parameter).")
+        # registered after the learner's hooks: which .grad each of them left behind
+        held_after_hook = []
+        spies = [p.register_post_accumulate_grad_hook(
+            lambda p, j=j: held_after_hook.append(j) if p.grad is not None else None)
+            for j, p in enumerate(params)]
         for i, x in enumerate(batches, 1):
+            held_after_hook.clear()
             _loss(params, x).backward()
+            if i % k == 0 and held_after_hook and not any(p.grad is not None for p in params):
+                return _Result(False, f"after micro-batch {i} (a step) parameter {held_after_hook[0]} "
+                                     "still held its gradient when its own hook had run: another "
+                                     "hook stepped it later. Step and free each parameter in its own "
+                                     "hook, as soon as its k-th gradient is in (that is what keeps "
+                                     "one gradient alive at a time, section 4).")
             if i % k:
                 moved = [j for j, (p, s) in enumerate(zip(params, start_values))
                          if not np.allclose(p.detach().numpy(), s)]
@@ -130,7 +148,7 @@ def check_attach_sgd_every(attach_sgd_every):
                 result.message += (f" The step uses the mean of the {k} accumulated gradients: "
                                    f"p -= lr * p.grad / {k}.")
                 return result
-        for h in handles:
+        for h in [*handles, *spies]:
             h.remove()
         before = [p.detach().numpy().copy() for p in params]
         for x in batches[:k]:
@@ -222,6 +240,10 @@ def check_my_retain_grad(my_retain_grad):
             if called or kept["t"].retains_grad:
                 return _Result(False, "my_retain_grad called t.retain_grad(): the exercise is to "
                                      "build it from hooks.")
+            if kept["t"].grad_fn._retains_grad_hooks:
+                return _Result(False, "my_retain_grad installed retain_grad's own hook on t.grad_fn "
+                                     "(_set_retains_grad_hook): that is t.retain_grad() without "
+                                     "its name. Build it from the public hooks instead.")
             got = store.get("grad")
             if got is None:
                 return _Result(False, f"with {text}: store['grad'] is missing after backward; store "
