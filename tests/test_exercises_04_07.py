@@ -38,6 +38,9 @@ def test_l04_predict_prehook_none(capsys):
     assert not ok and "b.grad: you said [0.0, 0.0], it is None" in msg
     ok, msg = verdict(l04.check_predict_prehook_none, lambda: [[1.0, 1.0], None], capsys)
     assert not ok and "return a dict" in msg
+    # bypass: running the scenario instead of predicting it
+    ok, msg = verdict(l04.check_predict_prehook_none, l04._prehook_none_trace, capsys)
+    assert not ok and "ran a backward pass" in msg and "written by hand" in msg
     ok, msg = verdict(l04.check_predict_prehook_none, stub, capsys)
     assert not ok and "not implemented yet" in msg
 
@@ -162,6 +165,9 @@ def test_l05_predict_counts(capsys):
     assert "reaches none fires no inner tensor hook" in msg
     ok, msg = verdict(l05.check_predict_counts, lambda: [3, 2, 2], capsys)
     assert not ok and "return a dict" in msg
+    # bypass: running the scenario instead of predicting it
+    ok, msg = verdict(l05.check_predict_counts, lambda: l05._run_counts()[0], capsys)
+    assert not ok and "ran a backward pass" in msg and "written by hand" in msg
     ok, msg = verdict(l05.check_predict_counts, stub, capsys)
     assert not ok and "not implemented yet" in msg
 
@@ -293,6 +299,9 @@ def test_l06_predict_nested(capsys):
     assert not ok and "node created last first" in msg
     ok, msg = verdict(l06.check_predict_nested, lambda: PREDICTED[0], capsys)
     assert not ok and "return two lists of tags" in msg
+    # bypass: running the scenario instead of predicting it
+    ok, msg = verdict(l06.check_predict_nested, l06._nested_trace, capsys)
+    assert not ok and "ran a backward pass" in msg and "written by hand" in msg
     ok, msg = verdict(l06.check_predict_nested, stub, capsys)
     assert not ok and "not implemented yet" in msg
 

@@ -10,7 +10,8 @@ import numpy as np
 from .. import autograd
 from .._creation import tensor as _tensor
 from ..viz import graph_nodes as _graph_nodes
-from . import Result as _Result, compare_values as _compare_values, run_check as _run_check
+from . import (Result as _Result, compare_values as _compare_values,
+               predicted_by_hand as _predicted_by_hand, run_check as _run_check)
 
 __all__ = ["check_predict_prehook_none", "check_first_nan_node", "check_replay",
            "SqrtLog", "ZeroTimesInf"]
@@ -37,9 +38,13 @@ def _prehook_none_trace():
 def check_predict_prehook_none(predict_prehook_none):
     """``predict_prehook_none()`` returns ``{"a.grad": ..., "b.grad": ...,
     "post-hook grad_inputs": ...}`` for section 3's scenario: lists of floats or None, and
-    a tuple of those (or None if the post-hook never runs)."""
+    a tuple of those (or None if the post-hook never runs). It must predict: running a
+    backward pass is rejected."""
     def body():
-        got = predict_prehook_none()
+        got, ran = _predicted_by_hand(predict_prehook_none, "the gradients", "a dict",
+                                      "the demo after the exercise")
+        if ran is not None:
+            return ran
         expected = _prehook_none_trace()
         if not isinstance(got, dict) or set(got) != set(expected):
             return _Result(False, f"return a dict with the keys {sorted(expected)} (got {got!r}).")

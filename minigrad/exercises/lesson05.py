@@ -16,7 +16,8 @@ import numpy as np
 from .. import autograd
 from .._creation import tensor as _tensor
 from ..autograd import graph
-from . import Result as _Result, compare_sequences as _compare_sequences, run_check as _run_check
+from . import (Result as _Result, compare_sequences as _compare_sequences,
+               predicted_by_hand as _predicted_by_hand, run_check as _run_check)
 
 __all__ = ["check_predict_counts", "check_grad_norm_when_ready", "check_my_all_hook",
            "COUNT_PASSES"]
@@ -57,9 +58,13 @@ def _run_counts():
 
 def check_predict_counts(predict_counts):
     """``predict_counts()`` returns ``{"tensor hooks": n, "all": n, "any": n}``: how many
-    times each kind of hook is called over the three passes of the exercise."""
+    times each kind of hook is called over the three passes of the exercise. It must
+    predict: running a backward pass is rejected."""
     def body():
-        got = predict_counts()
+        got, ran = _predicted_by_hand(predict_counts, "the counts", "a dict of counts",
+                                      "the cell after the exercise")
+        if ran is not None:
+            return ran
         expected, reached = _run_counts()
         if not isinstance(got, dict) or set(got) != set(expected):
             return _Result(False, f"return a dict with the keys {sorted(expected)}, e.g. "
