@@ -69,6 +69,15 @@ def make_nan_finder(pick=0, skip_none=True, kind="post"):
     return first_nan_node
 
 
+def nan_indexes_grad_inputs(loss):         # gi[0]: an AccumulateGrad's grad_inputs is ()
+    found = []
+    for node in graph_nodes(loss):
+        node.register_hook(lambda gi, go, node=node: found.append(node.name())
+                           if gi[0] is not None and _has_nan(gi[:1]) else None)
+    loss.backward()
+    return found[0] if found else None
+
+
 def nan_without_backward(loss):
     return None
 
@@ -81,6 +90,8 @@ def test_l04_first_nan_node(capsys):
     assert not ok and "expected 'SqrtLogBackward'" in msg and "A post-hook sees both" in msg
     ok, msg = verdict(l04.check_first_nan_node, make_nan_finder(skip_none=False), capsys)
     assert not ok and "hit a None" in msg and "skip None entries" in msg
+    ok, msg = verdict(l04.check_first_nan_node, nan_indexes_grad_inputs, capsys)
+    assert not ok and "IndexError" in msg and "AccumulateGrad" in msg and "empty grad_inputs" in msg
     ok, msg = verdict(l04.check_first_nan_node, nan_without_backward, capsys)
     assert not ok and "must run loss.backward() itself" in msg
     ok, msg = verdict(l04.check_first_nan_node,
@@ -132,12 +143,31 @@ def replay_grad_mode(node, grad_outputs, input_shapes):
     return tuple(g.sum_to_size(s) for g, s in zip(out, input_shapes))
 
 
+def replay_engine_call_node(node, grad_outputs, input_shapes):   # the engine does the work
+    from minigrad.autograd import engine
+    with torch.no_grad():
+        return tuple(engine.call_node(node, grad_outputs))
+
+
+def replay_iterates_bare(node, grad_outputs, input_shapes):       # a one-input node's bare Tensor
+    with torch.no_grad():
+        out = node(*grad_outputs)
+    return tuple(None if g is None or s is None else g.sum_to_size(s)
+                 for g, s in zip(out, input_shapes))
+
+
 def test_l04_replay(capsys):
     assert verdict(l04.check_replay, replay_right, capsys)[0]
     ok, msg = verdict(l04.check_replay, replay_unreduced, capsys)
     assert not ok and "gradient 1 has shape [2, 3], expected [3]" in msg and "sum_to_size" in msg
     ok, msg = verdict(l04.check_replay, replay_bare, capsys)
     assert not ok and "ONE input" in msg and "wrap it in a tuple" in msg
+    ok, msg = verdict(l04.check_replay, replay_iterates_bare, capsys)
+    assert not ok and "ONE input" in msg and "raised" in msg and "wrap it in a tuple" in msg
+    ok, msg = verdict(l04.check_replay, replay_engine_call_node, capsys)
+    assert not ok and "call_node" in msg and "node(*grad_outputs)" in msg
+    from minigrad.autograd import engine
+    assert engine._validate_outputs.__name__ == "_validate_outputs"     # the spy is gone
     ok, msg = verdict(l04.check_replay, replay_grad_mode, capsys)
     assert not ok and "torch.no_grad()" in msg
     ok, msg = verdict(l04.check_replay, replay_ignores_none, capsys)
@@ -585,3 +615,23 @@ def test_l07_bucketed_all_reduce(capsys):
     assert not ok and "list of the handles" in msg
     ok, msg = verdict(check, stub, capsys)
     assert not ok and "not implemented yet" in msg
+
+
+# --- the instructor notebooks: every solution passes its own check ------------------------
+import json
+from pathlib import Path
+
+import pytest
+
+LESSONS = Path(__file__).resolve().parents[1] / "lessons"
+
+
+@pytest.mark.parametrize("lesson", ["04", "05", "06", "07"])
+def test_instructor_solutions_pass_their_checks(lesson):
+    (path,) = LESSONS.glob(f"{lesson}_*.ipynb")
+    cells = [c for c in json.loads(path.read_text())["cells"]
+             if c["cell_type"] == "code" and "### BEGIN SOLUTION" in "".join(c["source"])]
+    assert len(cells) == 3
+    for cell in cells:
+        printed = "".join("".join(o.get("text", "")) for o in cell["outputs"])
+        assert printed.startswith("✅"), f"{path.name}: a solution cell printed {printed!r}"

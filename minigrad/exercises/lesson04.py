@@ -5,9 +5,12 @@ verdict. The expected answers come from minigrad's own engine (the prediction sc
 runs on it; a post-hook captures what the engine hands on) or from where the check
 itself planted the NaN-producing ops (the first to run is the one created last).
 """
+import contextlib
+
 import numpy as np
 
 from .. import autograd
+from ..autograd import engine as _engine
 from .._creation import tensor as _tensor
 from ..viz import graph_nodes as _graph_nodes
 from . import (Result as _Result, compare_values as _compare_values,
@@ -162,6 +165,13 @@ def _first_nan_body(first_nan_node):
                                      "edge (a Python scalar, a tensor that does not require "
                                      "grad); skip None entries when you look for NaN.")
             raise
+        except IndexError as exc:
+            hint = ("an AccumulateGrad node (one per leaf) has an empty grad_inputs, and a "
+                    "node has one grad_input per input: go through each tuple instead of "
+                    "indexing it")
+            if expected is None:
+                hint += "; when no gradient is NaN nothing is found: return None then"
+            return _Result(False, f"on {what} your code raised IndexError ({exc}): {hint}.")
         if all(t.grad is None for t in leaves):
             return _Result(False, f"on {what} no leaf got a .grad: your function must run "
                                  "loss.backward() itself, after registering its hooks.")
@@ -197,11 +207,28 @@ def _engine_grad_inputs(make):
                                                  for t in leaves]
 
 
+@contextlib.contextmanager
+def _spy_engine_reduction(calls):
+    """Record in ``calls`` every use of the engine's output validation (the broadcast
+    reduction that ``engine.call_node`` applies) while the block runs."""
+    real = _engine._validate_outputs
+
+    def spy(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+    _engine._validate_outputs = spy
+    try:
+        yield
+    finally:
+        _engine._validate_outputs = real
+
+
 def check_replay(replay):
     """``replay(node, grad_outputs, input_shapes)`` calls ``node`` directly and returns a
     tuple with one gradient per input, reduced to ``input_shapes`` the way the engine
     does (``sum_to_size``), so it equals what the node's post-hook sees; a slot without
-    an edge (``input_shapes[i]`` None) stays None."""
+    an edge (``input_shapes[i]`` None) stays None. Calling the engine's ``call_node``,
+    which does the reduction itself, is rejected."""
     rng = np.random.default_rng(0)
 
     def t(*shape):
@@ -237,15 +264,30 @@ def check_replay(replay):
     def body():
         for what, make in cases:
             node, go, gi, shapes = _engine_grad_inputs(make)
+            engine_calls = []
             try:
-                got = replay(node, go, shapes)
-            except (AttributeError, TypeError) as exc:
-                if "NoneType" not in str(exc):
-                    raise
-                return _Result(False, f"for {what} your code hit a None ({type(exc).__name__}: "
-                                     f"{exc}). A slot without an edge (next_functions[i] is "
-                                     "(None, 0)) has input_shapes[i] None, and the node returns "
-                                     "None there: keep it None, reduce only the tensors.")
+                with _spy_engine_reduction(engine_calls):
+                    got = replay(node, go, shapes)
+            except NotImplementedError:
+                raise
+            except Exception as exc:
+                if isinstance(exc, (AttributeError, TypeError)) and "NoneType" in str(exc):
+                    return _Result(False, f"for {what} your code hit a None ({type(exc).__name__}: "
+                                         f"{exc}). A slot without an edge (next_functions[i] is "
+                                         "(None, 0)) has input_shapes[i] None, and the node "
+                                         "returns None there: keep it None, reduce only the "
+                                         "tensors.")
+                if len(gi) == 1:
+                    return _Result(False, f"for {what} your code raised {type(exc).__name__} "
+                                         f"({exc}). Calling a one-input node returns a bare "
+                                         "Tensor, not a tuple (going through it walks its rows): "
+                                         "wrap it in a tuple first.")
+                raise
+            if engine_calls:
+                return _Result(False, "your replay calls the engine's own call_node, which does "
+                                     "the broadcast reduction for you: call the node yourself, "
+                                     "node(*grad_outputs), and reduce each gradient with "
+                                     "sum_to_size.")
             if not isinstance(got, tuple):
                 return _Result(False, f"for {what} you returned {type(got).__name__}, expected a "
                                      f"tuple of {len(gi)} tensor(s). Calling a one-input node "
