@@ -283,6 +283,22 @@ def all_arrival_order(tensors, fn):
     return [t.register_hook(hook) for t in tensors]
 
 
+def all_fires_on_first_tensor(tensors, fn):       # bets that tensors[0]'s hook fires last
+    grads = [None] * len(tensors)
+
+    def make(i):
+        def hook(g):
+            grads[i] = g
+            if i == 0:
+                fn(list(grads))
+        return hook
+    return [t.register_hook(make(i)) for i, t in enumerate(tensors)]
+
+
+def all_no_handles(tensors, fn):
+    all_right(tensors, fn)
+
+
 def test_l05_my_all_hook(capsys):
     assert verdict(l05.check_my_all_hook, all_right, capsys)[0]
     ok, msg = verdict(l05.check_my_all_hook, all_every_hook, capsys)
@@ -291,6 +307,10 @@ def test_l05_my_all_hook(capsys):
     assert not ok and "backward pass 2: fn was called 0 time(s)" in msg
     ok, msg = verdict(l05.check_my_all_hook, all_arrival_order, capsys)
     assert not ok and "in the order they arrived" in msg
+    ok, msg = verdict(l05.check_my_all_hook, all_fires_on_first_tensor, capsys)
+    assert not ok and "entry 1 is None" in msg
+    ok, msg = verdict(l05.check_my_all_hook, all_no_handles, capsys)
+    assert not ok and "return the list of the handles" in msg
     ok, msg = verdict(l05.check_my_all_hook, stub, capsys)
     assert not ok and "not implemented yet" in msg
 
