@@ -458,7 +458,13 @@ def test_l06_checkpoint_rng(capsys):
     assert torch.rand(4).tolist() == expected
 
 
+def my_checkpoint(fn, x):         # section 5's signature, copied: one input only
+    return make_checkpoint()(fn, x)
+
+
 def test_l06_checkpoint_crash_becomes_advice(capsys):
+    ok, msg = verdict(l06.check_checkpoint, my_checkpoint, capsys)
+    assert not ok and "two inputs" in msg and "TypeError" in msg and "(fn, *args)" in msg
     # backward runs with grad mode off: a recompute without enable_grad saves nothing
     ok, msg = verdict(l06.check_checkpoint, make_checkpoint(grad_mode=False), capsys)
     assert not ok and "IndexError" in msg and "ecompute under enable_grad()" in msg

@@ -403,6 +403,12 @@ def _run_checkpoint(checkpoint):
             got = s.run(checkpoint)
         except NotImplementedError:          # a RuntimeError too: the stub
             raise
+        except TypeError as exc:
+            if f"{getattr(checkpoint, '__name__', '')}() takes" not in str(exc):
+                raise
+            return _Result(False, f"on {s.name} calling your checkpoint raised TypeError ({exc}): "
+                                 "it must take fn and any number of inputs, "
+                                 "my_checkpoint(fn, *args), and run fn(*args).")
         except IndexError as exc:
             if len(s.calls) > 1 and s.calls[1]:      # recomputed with grad mode on
                 return _Result(False, f"on {s.name} your code raised IndexError ({exc}): the "
