@@ -570,12 +570,37 @@ def unused_leaky(params, loss):
     return sorted(set(range(len(params))) - reached)
 
 
+def unused_resets_grad(params, loss):         # right indices, but the old .grad is gone
+    for p in params:
+        p.grad = None
+    loss.backward()
+    return [i for i, p in enumerate(params) if p.grad is None]
+
+
+def unused_compares_grad(params, loss):       # misses a parameter that gets a zero gradient
+    before = [p.grad.numpy().copy() for p in params]
+    loss.backward()
+    return [i for i, (p, b) in enumerate(zip(params, before)) if np.array_equal(p.grad.numpy(), b)]
+
+
+def unused_second_pass(params, loss):         # the engine finds them in a pass of its own
+    grads = torch.autograd.grad(loss, params, allow_unused=True, retain_graph=True)
+    loss.backward()
+    return [i for i, g in enumerate(grads) if g is None]
+
+
 def test_l07_unused_parameters(capsys):
     assert verdict(l07.check_unused_parameters, unused_right, capsys)[0]
     ok, msg = verdict(l07.check_unused_parameters, unused_by_grad_none, capsys)
     assert not ok and "`p.grad is None` finds nothing" in msg
     ok, msg = verdict(l07.check_unused_parameters, unused_returns_used, capsys)
     assert not ok and "you returned [0, 1, 3], expected [2, 4]" in msg
+    ok, msg = verdict(l07.check_unused_parameters, unused_resets_grad, capsys)
+    assert not ok and "don't reset .grad" in msg
+    ok, msg = verdict(l07.check_unused_parameters, unused_compares_grad, capsys)
+    assert not ok and "zero gradient" in msg and "you returned [0, 2, 3, 4], expected [2, 3, 4]" in msg
+    ok, msg = verdict(l07.check_unused_parameters, unused_second_pass, capsys)
+    assert not ok and "ran 2 backward passes" in msg
     ok, msg = verdict(l07.check_unused_parameters, unused_leaky, capsys)
     assert not ok and "still registered" in msg
     ok, msg = verdict(l07.check_unused_parameters, lambda params, loss: None, capsys)
@@ -631,6 +656,8 @@ def test_l07_bucketed_all_reduce(capsys):
     assert not ok and "empty bucket" in msg
     ok, msg = verdict(check, make_bucketer(reset=False), capsys)
     assert not ok and "backward pass 2" in msg and "some state survived" in msg
+    ok, msg = verdict(check, make_bucketer(cmp=">"), capsys)
+    assert not ok and "reach exactly" in msg and ">= 68 bytes" in msg
     ok, msg = verdict(check, make_bucketer(size="numel"), capsys)
     assert not ok and "element_size" in msg
     ok, msg = verdict(check, make_bucketer(order="params"), capsys)
