@@ -78,6 +78,15 @@ def nan_indexes_grad_inputs(loss):         # gi[0]: an AccumulateGrad's grad_inp
     return found[0] if found else None
 
 
+def nan_first_slot_only(loss):             # misses NaN in a later grad_input
+    found = []
+    for node in graph_nodes(loss):
+        node.register_hook(lambda gi, go, node=node: found.append(node.name())
+                           if _has_nan(gi[:1]) and not _has_nan(go) else None)
+    loss.backward()
+    return found[0] if found else None
+
+
 def nan_without_backward(loss):
     return None
 
@@ -92,6 +101,8 @@ def test_l04_first_nan_node(capsys):
     assert not ok and "hit a None" in msg and "skip None entries" in msg
     ok, msg = verdict(l04.check_first_nan_node, nan_indexes_grad_inputs, capsys)
     assert not ok and "IndexError" in msg and "AccumulateGrad" in msg and "empty grad_inputs" in msg
+    ok, msg = verdict(l04.check_first_nan_node, nan_first_slot_only, capsys)
+    assert not ok and "second input only" in msg and "every entry of grad_inputs" in msg
     ok, msg = verdict(l04.check_first_nan_node, nan_without_backward, capsys)
     assert not ok and "must run loss.backward() itself" in msg
     ok, msg = verdict(l04.check_first_nan_node,

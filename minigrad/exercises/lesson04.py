@@ -17,7 +17,7 @@ from . import (Result as _Result, compare_values as _compare_values,
                predicted_by_hand as _predicted_by_hand, run_check as _run_check)
 
 __all__ = ["check_predict_prehook_none", "check_first_nan_node", "check_replay",
-           "SqrtLog", "ZeroTimesInf"]
+           "SqrtLog", "ZeroTimesInf", "NaNForOther"]
 
 
 # --- exercise 1: predict what a pre-hook returning (None,) does ------------------------------
@@ -108,6 +108,18 @@ class ZeroTimesInf(autograd.Function):
         return grad * 0.0 * float("inf")
 
 
+class NaNForOther(autograd.Function):
+    """a + b forward; backward hands NaN to its second input only."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return a + b
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, grad * float("nan")
+
+
 def _nan_graphs():
     """(description, loss, leaves, the planted NaN nodes). The expected answer is the
     planted node that runs first: the one with the highest sequence number (created last).
@@ -126,6 +138,10 @@ def _nan_graphs():
     z = _tensor([0.5, 1.5], requires_grad=True)
     chain = ZeroTimesInf.apply(SqrtLog.apply(z * 0.5).cos()).sum()   # NaN flows on
 
+    p = _tensor([1.0, 2.0], requires_grad=True)
+    q = _tensor([0.5, -1.0], requires_grad=True)
+    second = (NaNForOther.apply(p.exp(), q * 2.0) ** 2).sum()
+
     v = _tensor([1.0, -2.0], requires_grad=True)
     healthy = ((v * w[:2, 0]).tanh() + (const[:, :2] @ w[:2]).sum()).sum()
 
@@ -136,6 +152,8 @@ def _nan_graphs():
              planted(one, {"SqrtLogBackward"})),
             ("two NaN-producing ops on two branches", two, [y], planted(two, both)),
             ("SqrtLog then ZeroTimesInf on one chain", chain, [z], planted(chain, both)),
+            ("a node that hands NaN to its second input only", second, [p, q],
+             planted(second, {"NaNForOtherBackward"})),
             ("a graph without NaN", healthy, [v, w], [])]
 
 
@@ -180,6 +198,10 @@ def _first_nan_body(first_nan_node):
                 return _Result(False, f"on {what} you returned {got!r}; no gradient is NaN "
                                      "there, so return None.")
             continue
+        if what.startswith("a node that") and got != expected:
+            return _Result(False, f"on {what} you returned {got!r}, expected {expected!r}: its "
+                                 "NaN is in grad_inputs[1]. Look at every entry of "
+                                 "grad_inputs (and of grad_outputs), not only the first.")
         if not isinstance(got, str):
             return _Result(False, f"on {what} you returned {type(got).__name__} {got!r}; "
                                  f"return one node name (node.name()), here {expected!r}.")
