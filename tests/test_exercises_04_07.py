@@ -38,6 +38,9 @@ def test_l04_predict_prehook_none(capsys):
     assert not ok and "b.grad: you said [0.0, 0.0], it is None" in msg
     ok, msg = verdict(l04.check_predict_prehook_none, lambda: [[1.0, 1.0], None], capsys)
     assert not ok and "return a dict" in msg
+    # bypass: running the scenario instead of predicting it
+    ok, msg = verdict(l04.check_predict_prehook_none, l04._prehook_none_trace, capsys)
+    assert not ok and "ran a backward pass" in msg and "written by hand" in msg
     ok, msg = verdict(l04.check_predict_prehook_none, stub, capsys)
     assert not ok and "not implemented yet" in msg
 
@@ -66,6 +69,24 @@ def make_nan_finder(pick=0, skip_none=True, kind="post"):
     return first_nan_node
 
 
+def nan_indexes_grad_inputs(loss):         # gi[0]: an AccumulateGrad's grad_inputs is ()
+    found = []
+    for node in graph_nodes(loss):
+        node.register_hook(lambda gi, go, node=node: found.append(node.name())
+                           if gi[0] is not None and _has_nan(gi[:1]) else None)
+    loss.backward()
+    return found[0] if found else None
+
+
+def nan_first_slot_only(loss):             # misses NaN in a later grad_input
+    found = []
+    for node in graph_nodes(loss):
+        node.register_hook(lambda gi, go, node=node: found.append(node.name())
+                           if _has_nan(gi[:1]) and not _has_nan(go) else None)
+    loss.backward()
+    return found[0] if found else None
+
+
 def nan_without_backward(loss):
     return None
 
@@ -78,6 +99,10 @@ def test_l04_first_nan_node(capsys):
     assert not ok and "expected 'SqrtLogBackward'" in msg and "A post-hook sees both" in msg
     ok, msg = verdict(l04.check_first_nan_node, make_nan_finder(skip_none=False), capsys)
     assert not ok and "hit a None" in msg and "skip None entries" in msg
+    ok, msg = verdict(l04.check_first_nan_node, nan_indexes_grad_inputs, capsys)
+    assert not ok and "IndexError" in msg and "AccumulateGrad" in msg and "empty grad_inputs" in msg
+    ok, msg = verdict(l04.check_first_nan_node, nan_first_slot_only, capsys)
+    assert not ok and "second input only" in msg and "every entry of grad_inputs" in msg
     ok, msg = verdict(l04.check_first_nan_node, nan_without_backward, capsys)
     assert not ok and "must run loss.backward() itself" in msg
     ok, msg = verdict(l04.check_first_nan_node,
@@ -129,12 +154,31 @@ def replay_grad_mode(node, grad_outputs, input_shapes):
     return tuple(g.sum_to_size(s) for g, s in zip(out, input_shapes))
 
 
+def replay_engine_call_node(node, grad_outputs, input_shapes):   # the engine does the work
+    from minigrad.autograd import engine
+    with torch.no_grad():
+        return tuple(engine.call_node(node, grad_outputs))
+
+
+def replay_iterates_bare(node, grad_outputs, input_shapes):       # a one-input node's bare Tensor
+    with torch.no_grad():
+        out = node(*grad_outputs)
+    return tuple(None if g is None or s is None else g.sum_to_size(s)
+                 for g, s in zip(out, input_shapes))
+
+
 def test_l04_replay(capsys):
     assert verdict(l04.check_replay, replay_right, capsys)[0]
     ok, msg = verdict(l04.check_replay, replay_unreduced, capsys)
     assert not ok and "gradient 1 has shape [2, 3], expected [3]" in msg and "sum_to_size" in msg
     ok, msg = verdict(l04.check_replay, replay_bare, capsys)
     assert not ok and "ONE input" in msg and "wrap it in a tuple" in msg
+    ok, msg = verdict(l04.check_replay, replay_iterates_bare, capsys)
+    assert not ok and "ONE input" in msg and "raised" in msg and "wrap it in a tuple" in msg
+    ok, msg = verdict(l04.check_replay, replay_engine_call_node, capsys)
+    assert not ok and "call_node" in msg and "node(*grad_outputs)" in msg
+    from minigrad.autograd import engine
+    assert engine._validate_outputs.__name__ == "_validate_outputs"     # the spy is gone
     ok, msg = verdict(l04.check_replay, replay_grad_mode, capsys)
     assert not ok and "torch.no_grad()" in msg
     ok, msg = verdict(l04.check_replay, replay_ignores_none, capsys)
@@ -162,6 +206,9 @@ def test_l05_predict_counts(capsys):
     assert "reaches none fires no inner tensor hook" in msg
     ok, msg = verdict(l05.check_predict_counts, lambda: [3, 2, 2], capsys)
     assert not ok and "return a dict" in msg
+    # bypass: running the scenario instead of predicting it
+    ok, msg = verdict(l05.check_predict_counts, lambda: l05._run_counts()[0], capsys)
+    assert not ok and "ran a backward pass" in msg and "written by hand" in msg
     ok, msg = verdict(l05.check_predict_counts, stub, capsys)
     assert not ok and "not implemented yet" in msg
 
@@ -247,6 +294,22 @@ def all_arrival_order(tensors, fn):
     return [t.register_hook(hook) for t in tensors]
 
 
+def all_fires_on_first_tensor(tensors, fn):       # bets that tensors[0]'s hook fires last
+    grads = [None] * len(tensors)
+
+    def make(i):
+        def hook(g):
+            grads[i] = g
+            if i == 0:
+                fn(list(grads))
+        return hook
+    return [t.register_hook(make(i)) for i, t in enumerate(tensors)]
+
+
+def all_no_handles(tensors, fn):
+    all_right(tensors, fn)
+
+
 def test_l05_my_all_hook(capsys):
     assert verdict(l05.check_my_all_hook, all_right, capsys)[0]
     ok, msg = verdict(l05.check_my_all_hook, all_every_hook, capsys)
@@ -255,6 +318,10 @@ def test_l05_my_all_hook(capsys):
     assert not ok and "backward pass 2: fn was called 0 time(s)" in msg
     ok, msg = verdict(l05.check_my_all_hook, all_arrival_order, capsys)
     assert not ok and "in the order they arrived" in msg
+    ok, msg = verdict(l05.check_my_all_hook, all_fires_on_first_tensor, capsys)
+    assert not ok and "entry 1 is None" in msg
+    ok, msg = verdict(l05.check_my_all_hook, all_no_handles, capsys)
+    assert not ok and "return the list of the handles" in msg
     ok, msg = verdict(l05.check_my_all_hook, stub, capsys)
     assert not ok and "not implemented yet" in msg
 
@@ -293,6 +360,9 @@ def test_l06_predict_nested(capsys):
     assert not ok and "node created last first" in msg
     ok, msg = verdict(l06.check_predict_nested, lambda: PREDICTED[0], capsys)
     assert not ok and "return two lists of tags" in msg
+    # bypass: running the scenario instead of predicting it
+    ok, msg = verdict(l06.check_predict_nested, l06._nested_trace, capsys)
+    assert not ok and "ran a backward pass" in msg and "written by hand" in msg
     ok, msg = verdict(l06.check_predict_nested, stub, capsys)
     assert not ok and "not implemented yet" in msg
 
@@ -399,7 +469,13 @@ def test_l06_checkpoint_rng(capsys):
     assert torch.rand(4).tolist() == expected
 
 
+def my_checkpoint(fn, x):         # section 5's signature, copied: one input only
+    return make_checkpoint()(fn, x)
+
+
 def test_l06_checkpoint_crash_becomes_advice(capsys):
+    ok, msg = verdict(l06.check_checkpoint, my_checkpoint, capsys)
+    assert not ok and "two inputs" in msg and "TypeError" in msg and "(fn, *args)" in msg
     # backward runs with grad mode off: a recompute without enable_grad saves nothing
     ok, msg = verdict(l06.check_checkpoint, make_checkpoint(grad_mode=False), capsys)
     assert not ok and "IndexError" in msg and "ecompute under enable_grad()" in msg
@@ -505,12 +581,37 @@ def unused_leaky(params, loss):
     return sorted(set(range(len(params))) - reached)
 
 
+def unused_resets_grad(params, loss):         # right indices, but the old .grad is gone
+    for p in params:
+        p.grad = None
+    loss.backward()
+    return [i for i, p in enumerate(params) if p.grad is None]
+
+
+def unused_compares_grad(params, loss):       # misses a parameter that gets a zero gradient
+    before = [p.grad.numpy().copy() for p in params]
+    loss.backward()
+    return [i for i, (p, b) in enumerate(zip(params, before)) if np.array_equal(p.grad.numpy(), b)]
+
+
+def unused_second_pass(params, loss):         # the engine finds them in a pass of its own
+    grads = torch.autograd.grad(loss, params, allow_unused=True, retain_graph=True)
+    loss.backward()
+    return [i for i, g in enumerate(grads) if g is None]
+
+
 def test_l07_unused_parameters(capsys):
     assert verdict(l07.check_unused_parameters, unused_right, capsys)[0]
     ok, msg = verdict(l07.check_unused_parameters, unused_by_grad_none, capsys)
     assert not ok and "`p.grad is None` finds nothing" in msg
     ok, msg = verdict(l07.check_unused_parameters, unused_returns_used, capsys)
     assert not ok and "you returned [0, 1, 3], expected [2, 4]" in msg
+    ok, msg = verdict(l07.check_unused_parameters, unused_resets_grad, capsys)
+    assert not ok and "don't reset .grad" in msg
+    ok, msg = verdict(l07.check_unused_parameters, unused_compares_grad, capsys)
+    assert not ok and "zero gradient" in msg and "you returned [0, 2, 3, 4], expected [2, 3, 4]" in msg
+    ok, msg = verdict(l07.check_unused_parameters, unused_second_pass, capsys)
+    assert not ok and "ran 2 backward passes" in msg
     ok, msg = verdict(l07.check_unused_parameters, unused_leaky, capsys)
     assert not ok and "still registered" in msg
     ok, msg = verdict(l07.check_unused_parameters, lambda params, loss: None, capsys)
@@ -566,6 +667,8 @@ def test_l07_bucketed_all_reduce(capsys):
     assert not ok and "empty bucket" in msg
     ok, msg = verdict(check, make_bucketer(reset=False), capsys)
     assert not ok and "backward pass 2" in msg and "some state survived" in msg
+    ok, msg = verdict(check, make_bucketer(cmp=">"), capsys)
+    assert not ok and "reach exactly" in msg and ">= 68 bytes" in msg
     ok, msg = verdict(check, make_bucketer(size="numel"), capsys)
     assert not ok and "element_size" in msg
     ok, msg = verdict(check, make_bucketer(order="params"), capsys)
@@ -576,3 +679,23 @@ def test_l07_bucketed_all_reduce(capsys):
     assert not ok and "list of the handles" in msg
     ok, msg = verdict(check, stub, capsys)
     assert not ok and "not implemented yet" in msg
+
+
+# --- the instructor notebooks: every solution passes its own check ------------------------
+import json
+from pathlib import Path
+
+import pytest
+
+LESSONS = Path(__file__).resolve().parents[1] / "lessons"
+
+
+@pytest.mark.parametrize("lesson", ["04", "05", "06", "07"])
+def test_instructor_solutions_pass_their_checks(lesson):
+    (path,) = LESSONS.glob(f"{lesson}_*.ipynb")
+    cells = [c for c in json.loads(path.read_text())["cells"]
+             if c["cell_type"] == "code" and "### BEGIN SOLUTION" in "".join(c["source"])]
+    assert len(cells) == 3
+    for cell in cells:
+        printed = "".join("".join(o.get("text", "")) for o in cell["outputs"])
+        assert printed.startswith("✅"), f"{path.name}: a solution cell printed {printed!r}"

@@ -23,7 +23,8 @@ import traceback
 import numpy as np
 
 __all__ = ["Result", "run_check", "compare_values", "compare_sequences", "reachable_nodes",
-           "shortcut_taken", "unless_hooks_left", "judge_predicted_order", "judge_returned_handles",
+           "shortcut_taken", "unless_hooks_left", "predicted_by_hand", "judge_predicted_order",
+           "judge_returned_handles",
            "hook_queuing_callbacks"]
 
 #: set (to anything non-empty) in a kernel's environment by ``python -m minigrad.grade``
@@ -189,6 +190,21 @@ def reachable_nodes(root):
     return seen
 
 
+def predicted_by_hand(predict, what, answer, see):
+    """Call ``predict()``, a learner's prediction of a backward pass: ``(its answer,
+    None)``, or ``(None, a ❌ Result)`` when it ran a backward pass to find ``what``
+    (``engine.real_engine_runs()`` moved), which measures instead of predicting.
+    ``answer`` says what to return instead, ``see`` the cell that runs the pass."""
+    from minigrad.autograd import engine
+    before = engine.real_engine_runs()
+    got = predict()
+    if engine.real_engine_runs() != before:
+        return None, Result(False, f"your function ran a backward pass to find {what}: that "
+                                   f"measures it instead of predicting it. Return {answer} "
+                                   f"written by hand, then run {see} to see if you were right.")
+    return got, None
+
+
 def judge_predicted_order(predict, events, actual, *, see, each_once, right, explain):
     """The verdict on ``predict()``, a learner's prediction of the order in which the
     ``events`` (names) of one backward pass happen; ``actual()`` runs that pass and
@@ -197,13 +213,9 @@ def judge_predicted_order(predict, events, actual, *, see, each_once, right, exp
     cell that shows the pass, ``each_once`` says why no event repeats, ``right`` what a
     right answer shows, ``explain(got, want)`` why the first difference is what it is
     (or None)."""
-    from minigrad.autograd import engine
-    before = engine.real_engine_runs()
-    got = predict()
-    if engine.real_engine_runs() != before:
-        return Result(False, "your function ran a backward pass to find the order: that "
-                             "measures it instead of predicting it. Return a list of names "
-                             f"written by hand, then run {see} to see if you were right.")
+    got, ran = predicted_by_hand(predict, "the order", "a list of names", see)
+    if ran is not None:
+        return ran
     if not isinstance(got, (list, tuple)):
         return Result(False, f"you returned {type(got).__name__}; return a list of event "
                              f"names, e.g. [{events[0]!r}, ...].")

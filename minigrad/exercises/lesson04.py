@@ -5,15 +5,19 @@ verdict. The expected answers come from minigrad's own engine (the prediction sc
 runs on it; a post-hook captures what the engine hands on) or from where the check
 itself planted the NaN-producing ops (the first to run is the one created last).
 """
+import contextlib
+
 import numpy as np
 
 from .. import autograd
+from ..autograd import engine as _engine
 from .._creation import tensor as _tensor
 from ..viz import graph_nodes as _graph_nodes
-from . import Result as _Result, compare_values as _compare_values, run_check as _run_check
+from . import (Result as _Result, compare_values as _compare_values,
+               predicted_by_hand as _predicted_by_hand, run_check as _run_check)
 
 __all__ = ["check_predict_prehook_none", "check_first_nan_node", "check_replay",
-           "SqrtLog", "ZeroTimesInf"]
+           "SqrtLog", "ZeroTimesInf", "NaNForOther"]
 
 
 # --- exercise 1: predict what a pre-hook returning (None,) does ------------------------------
@@ -37,9 +41,13 @@ def _prehook_none_trace():
 def check_predict_prehook_none(predict_prehook_none):
     """``predict_prehook_none()`` returns ``{"a.grad": ..., "b.grad": ...,
     "post-hook grad_inputs": ...}`` for section 3's scenario: lists of floats or None, and
-    a tuple of those (or None if the post-hook never runs)."""
+    a tuple of those (or None if the post-hook never runs). It must predict: running a
+    backward pass is rejected."""
     def body():
-        got = predict_prehook_none()
+        got, ran = _predicted_by_hand(predict_prehook_none, "the gradients", "a dict",
+                                      "the demo after the exercise")
+        if ran is not None:
+            return ran
         expected = _prehook_none_trace()
         if not isinstance(got, dict) or set(got) != set(expected):
             return _Result(False, f"return a dict with the keys {sorted(expected)} (got {got!r}).")
@@ -100,6 +108,18 @@ class ZeroTimesInf(autograd.Function):
         return grad * 0.0 * float("inf")
 
 
+class NaNForOther(autograd.Function):
+    """a + b forward; backward hands NaN to its second input only."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return a + b
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, grad * float("nan")
+
+
 def _nan_graphs():
     """(description, loss, leaves, the planted NaN nodes). The expected answer is the
     planted node that runs first: the one with the highest sequence number (created last).
@@ -118,6 +138,10 @@ def _nan_graphs():
     z = _tensor([0.5, 1.5], requires_grad=True)
     chain = ZeroTimesInf.apply(SqrtLog.apply(z * 0.5).cos()).sum()   # NaN flows on
 
+    p = _tensor([1.0, 2.0], requires_grad=True)
+    q = _tensor([0.5, -1.0], requires_grad=True)
+    second = (NaNForOther.apply(p.exp(), q * 2.0) ** 2).sum()
+
     v = _tensor([1.0, -2.0], requires_grad=True)
     healthy = ((v * w[:2, 0]).tanh() + (const[:, :2] @ w[:2]).sum()).sum()
 
@@ -128,6 +152,8 @@ def _nan_graphs():
              planted(one, {"SqrtLogBackward"})),
             ("two NaN-producing ops on two branches", two, [y], planted(two, both)),
             ("SqrtLog then ZeroTimesInf on one chain", chain, [z], planted(chain, both)),
+            ("a node that hands NaN to its second input only", second, [p, q],
+             planted(second, {"NaNForOtherBackward"})),
             ("a graph without NaN", healthy, [v, w], [])]
 
 
@@ -157,6 +183,13 @@ def _first_nan_body(first_nan_node):
                                      "edge (a Python scalar, a tensor that does not require "
                                      "grad); skip None entries when you look for NaN.")
             raise
+        except IndexError as exc:
+            hint = ("an AccumulateGrad node (one per leaf) has an empty grad_inputs, and a "
+                    "node has one grad_input per input: go through each tuple instead of "
+                    "indexing it")
+            if expected is None:
+                hint += "; when no gradient is NaN nothing is found: return None then"
+            return _Result(False, f"on {what} your code raised IndexError ({exc}): {hint}.")
         if all(t.grad is None for t in leaves):
             return _Result(False, f"on {what} no leaf got a .grad: your function must run "
                                  "loss.backward() itself, after registering its hooks.")
@@ -165,6 +198,10 @@ def _first_nan_body(first_nan_node):
                 return _Result(False, f"on {what} you returned {got!r}; no gradient is NaN "
                                      "there, so return None.")
             continue
+        if what.startswith("a node that") and got != expected:
+            return _Result(False, f"on {what} you returned {got!r}, expected {expected!r}: its "
+                                 "NaN is in grad_inputs[1]. Look at every entry of "
+                                 "grad_inputs (and of grad_outputs), not only the first.")
         if not isinstance(got, str):
             return _Result(False, f"on {what} you returned {type(got).__name__} {got!r}; "
                                  f"return one node name (node.name()), here {expected!r}.")
@@ -192,11 +229,28 @@ def _engine_grad_inputs(make):
                                                  for t in leaves]
 
 
+@contextlib.contextmanager
+def _spy_engine_reduction(calls):
+    """Record in ``calls`` every use of the engine's output validation (the broadcast
+    reduction that ``engine.call_node`` applies) while the block runs."""
+    real = _engine._validate_outputs
+
+    def spy(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+    _engine._validate_outputs = spy
+    try:
+        yield
+    finally:
+        _engine._validate_outputs = real
+
+
 def check_replay(replay):
     """``replay(node, grad_outputs, input_shapes)`` calls ``node`` directly and returns a
     tuple with one gradient per input, reduced to ``input_shapes`` the way the engine
     does (``sum_to_size``), so it equals what the node's post-hook sees; a slot without
-    an edge (``input_shapes[i]`` None) stays None."""
+    an edge (``input_shapes[i]`` None) stays None. Calling the engine's ``call_node``,
+    which does the reduction itself, is rejected."""
     rng = np.random.default_rng(0)
 
     def t(*shape):
@@ -232,15 +286,30 @@ def check_replay(replay):
     def body():
         for what, make in cases:
             node, go, gi, shapes = _engine_grad_inputs(make)
+            engine_calls = []
             try:
-                got = replay(node, go, shapes)
-            except (AttributeError, TypeError) as exc:
-                if "NoneType" not in str(exc):
-                    raise
-                return _Result(False, f"for {what} your code hit a None ({type(exc).__name__}: "
-                                     f"{exc}). A slot without an edge (next_functions[i] is "
-                                     "(None, 0)) has input_shapes[i] None, and the node returns "
-                                     "None there: keep it None, reduce only the tensors.")
+                with _spy_engine_reduction(engine_calls):
+                    got = replay(node, go, shapes)
+            except NotImplementedError:
+                raise
+            except Exception as exc:
+                if isinstance(exc, (AttributeError, TypeError)) and "NoneType" in str(exc):
+                    return _Result(False, f"for {what} your code hit a None ({type(exc).__name__}: "
+                                         f"{exc}). A slot without an edge (next_functions[i] is "
+                                         "(None, 0)) has input_shapes[i] None, and the node "
+                                         "returns None there: keep it None, reduce only the "
+                                         "tensors.")
+                if len(gi) == 1:
+                    return _Result(False, f"for {what} your code raised {type(exc).__name__} "
+                                         f"({exc}). Calling a one-input node returns a bare "
+                                         "Tensor, not a tuple (going through it walks its rows): "
+                                         "wrap it in a tuple first.")
+                raise
+            if engine_calls:
+                return _Result(False, "your replay calls the engine's own call_node, which does "
+                                     "the broadcast reduction for you: call the node yourself, "
+                                     "node(*grad_outputs), and reduce each gradient with "
+                                     "sum_to_size.")
             if not isinstance(got, tuple):
                 return _Result(False, f"for {what} you returned {type(got).__name__}, expected a "
                                      f"tuple of {len(gi)} tensor(s). Calling a one-input node "

@@ -16,7 +16,9 @@ import numpy as np
 from .. import autograd
 from .._creation import tensor as _tensor
 from ..autograd import graph
-from . import Result as _Result, compare_sequences as _compare_sequences, run_check as _run_check
+from . import (Result as _Result, compare_sequences as _compare_sequences,
+               judge_returned_handles as _judge_returned_handles,
+               predicted_by_hand as _predicted_by_hand, run_check as _run_check)
 
 __all__ = ["check_predict_counts", "check_grad_norm_when_ready", "check_my_all_hook",
            "COUNT_PASSES"]
@@ -57,9 +59,13 @@ def _run_counts():
 
 def check_predict_counts(predict_counts):
     """``predict_counts()`` returns ``{"tensor hooks": n, "all": n, "any": n}``: how many
-    times each kind of hook is called over the three passes of the exercise."""
+    times each kind of hook is called over the three passes of the exercise. It must
+    predict: running a backward pass is rejected."""
     def body():
-        got = predict_counts()
+        got, ran = _predicted_by_hand(predict_counts, "the counts", "a dict of counts",
+                                      "the cell after the exercise")
+        if ran is not None:
+            return ran
         expected, reached = _run_counts()
         if not isinstance(got, dict) or set(got) != set(expected):
             return _Result(False, f"return a dict with the keys {sorted(expected)}, e.g. "
@@ -179,8 +185,8 @@ def _spy_multi_grad_hook(calls):
 def check_my_all_hook(my_all_hook):
     """``my_all_hook(tensors, fn)`` rebuilds mode="all" from plain ``register_hook``:
     assuming every tensor gets a gradient in each pass, ``fn(grads)`` is called once per
-    pass, with the gradients in the order of ``tensors``. Calling
-    ``register_multi_grad_hook`` is rejected."""
+    pass, with the gradients in the order of ``tensors``, and returns the handles of its
+    hooks. Calling ``register_multi_grad_hook`` is rejected."""
     def body():
         used = []
         with _spy_multi_grad_hook(used):
@@ -196,17 +202,18 @@ def check_my_all_hook(my_all_hook):
             a = _tensor([1.0, 2.0], requires_grad=True)
             b = _tensor([3.0, 4.0], requires_grad=True)
             return a, a * 1, b * 1
-        # every pass reaches a, p and q; q's node runs before p's, and both before a's
+        # every pass reaches a, p and q; q's node runs before p's, and both before a's.
+        # They are handed over as [p, a, q]: the last to arrive is neither first nor last
         losses = [lambda a, p, q: (p * q).sum() + a.sum(),
                   lambda a, p, q: (a * 3 + q * 5 + p).sum(),
                   lambda a, p, q: (p * 2 * q).sum() + (a * a).sum()]
         expected = []
         for make in losses:            # on fresh tensors, without the learner's hooks
             a, p, q = tensors()
-            expected.append([g.tolist() for g in autograd.grad(make(a, p, q), (a, p, q))])
+            expected.append([g.tolist() for g in autograd.grad(make(a, p, q), (p, a, q))])
         a, p, q = tensors()
         calls = []
-        my_all_hook([a, p, q], lambda grads: calls.append(
+        handles = my_all_hook([p, a, q], lambda grads: calls.append(
             [None if g is None else g.tolist() for g in grads]))
         for i, make in enumerate(losses):
             want = expected[i]
@@ -224,5 +231,17 @@ def check_my_all_hook(my_all_hook):
                                          f"index instead (got {calls[-1]}, expected {want}).")
                 return _compare_sequences(f"backward pass {i + 1}: the grads given to fn",
                                          calls[-1], want)
+        def fires_again():
+            before = len(calls)
+            losses[0](a, p, q).backward()
+            return len(calls) != before
+        removed = _judge_returned_handles(
+            handles, fires_again,
+            not_handles="fn fires right; now return the list of the handles of the hooks you "
+                        f"registered, one per tensor (you returned {type(handles).__name__}).",
+            still_active="after removing every returned handle, fn was still called: return "
+                         "the handles of all your hooks.")
+        if not removed:
+            return removed
         return _Result(True, "fn fires once per pass with the gradients in the tensors' order.")
     return _run_check("my_all_hook", body)

@@ -25,7 +25,8 @@ from ..nn import functional as F
 from ..utils import checkpoint as _checkpoint_module
 from ..viz import graph_nodes as _graph_nodes
 from . import (Result as _Result, compare_sequences as _compare_sequences,
-               compare_values as _compare_values, run_check as _run_check)
+               compare_values as _compare_values, predicted_by_hand as _predicted_by_hand,
+               run_check as _run_check)
 
 __all__ = ["check_predict_nested", "check_half_precision_hooks", "check_checkpoint"]
 
@@ -54,9 +55,13 @@ def _nested_trace():
 
 def check_predict_nested(predict_nested):
     """``predict_nested()`` returns ``(packs, unpacks)``: the tags of the pairs whose pack
-    and unpack run, in order, in section 2's scenario."""
+    and unpack run, in order, in section 2's scenario. It must predict: running a backward
+    pass is rejected."""
     def body():
-        got = predict_nested()
+        got, ran = _predicted_by_hand(predict_nested, "the tags", "two lists of tags",
+                                      "the demo after the exercise")
+        if ran is not None:
+            return ran
         packs, unpacks = _nested_trace()
         if not (isinstance(got, (tuple, list)) and len(got) == 2
                 and all(isinstance(g, (tuple, list)) for g in got)):
@@ -398,6 +403,12 @@ def _run_checkpoint(checkpoint):
             got = s.run(checkpoint)
         except NotImplementedError:          # a RuntimeError too: the stub
             raise
+        except TypeError as exc:
+            if f"{getattr(checkpoint, '__name__', '')}() takes" not in str(exc):
+                raise
+            return _Result(False, f"on {s.name} calling your checkpoint raised TypeError ({exc}): "
+                                 "it must take fn and any number of inputs, "
+                                 "my_checkpoint(fn, *args), and run fn(*args).")
         except IndexError as exc:
             if len(s.calls) > 1 and s.calls[1]:      # recomputed with grad mode on
                 return _Result(False, f"on {s.name} your code raised IndexError ({exc}): the "

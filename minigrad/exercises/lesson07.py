@@ -10,7 +10,9 @@
 
 Checks print one verdict and never raise.
 """
-from .. import _creation
+import numpy as np
+
+from .. import _creation, autograd as _autograd
 from .._creation import tensor as _tensor
 from . import (Result as _Result, hook_queuing_callbacks as _hook_queuing_callbacks,
                unless_hooks_left as _unless_hooks_left,
@@ -74,7 +76,8 @@ def check_callback_order(predict_callback_order):
 def check_unused_parameters(unused_parameters):
     """``unused_parameters(params, loss)`` runs ``loss.backward()`` and returns the sorted
     indices of the parameters that got no gradient in that pass (DDP's
-    ``find_unused_parameters``)."""
+    ``find_unused_parameters``), in one pass and leaving the accumulated ``.grad`` as
+    ``backward()`` leaves it."""
     def body():
         params = [_tensor([1.0, 2.0], requires_grad=True) for _ in range(5)]
         for p in params:                       # gradients left over from an earlier pass
@@ -82,9 +85,17 @@ def check_unused_parameters(unused_parameters):
         a, b, c, d, e = params
         cases = [("(a * b + d).sum()", lambda: (a * b + d).sum(), [2, 4]),
                  ("(c * e).sum()", lambda: (c * e).sum(), [0, 1, 3]),
+                 ("(a * 0 + b).sum() (a gets a zero gradient: still a gradient)",
+                  lambda: (a * 0 + b).sum(), [2, 3, 4]),
                  ("(a + b + c + d + e).sum()", lambda: (a + b + c + d + e).sum(), [])]
         for text, make, expected in cases:
-            got = unused_parameters(params, make())
+            # what one loss.backward() adds to each .grad (None: nothing)
+            added = _autograd.grad(make(), params, allow_unused=True)
+            want_grads = [p.grad.numpy() + (0 if g is None else g.numpy())
+                          for p, g in zip(params, added)]
+            loss, passes = make(), []
+            loss.register_hook(lambda g: passes.append(1))
+            got = unused_parameters(params, loss)
             if got is None:
                 return _Result(False, f"for loss = {text} you returned None; return a list of "
                                      "indices.")
@@ -97,6 +108,18 @@ def check_unused_parameters(unused_parameters):
                             "hooks fired in THIS pass.")
                 return _Result(False, f"for loss = {text} you returned {got}, expected "
                                      f"{expected}.{hint}")
+            if len(passes) != 1:
+                return _Result(False, f"for loss = {text} your function ran {len(passes)} backward "
+                                     "passes over the loss: run loss.backward() once and learn in "
+                                     "that pass which parameters it reaches.")
+            changed = [i for i, (p, w) in enumerate(zip(params, want_grads))
+                       if p.grad is None or not np.allclose(p.grad.numpy(), w)]
+            if changed:
+                return _Result(False, f"for loss = {text} the .grad of parameter {changed[0]} is not "
+                                     "what loss.backward() leaves there (the earlier passes' "
+                                     "gradient plus this one's): don't reset .grad to find the "
+                                     "unused parameters, a hook tells you which ones this pass "
+                                     "reaches.")
         left = sum(len(p._post_accumulate_grad_hooks or {}) for p in params)
         return _unless_hooks_left(left, "post-accumulate hook(s) are",
                                   "remove them (with their handles) before returning",
@@ -183,9 +206,13 @@ def check_bucketed_all_reduce(attach_bucketed_all_reduce):
         scenarios = [("limit 1000 bytes", 1000, False), ("limit 100 bytes", 100, False),
                      ("limit 1 byte (one gradient per bucket)", 1, False),
                      ("limit 10**9 bytes (one bucket)", 10 ** 9, False),
-                     ("limit 1000 bytes, a 7th parameter the loss never uses", 1000, True)]
+                     ("limit 1000 bytes, a 7th parameter the loss never uses", 1000, True),
+                     ("a limit the first two gradients reach exactly", None, False)]
         for label, limit, with_unused in scenarios:
             order, sizes = _ready_order(with_unused)
+            if limit is None:           # the first bucket holds exactly limit bytes: >=, not >
+                limit = sizes[order[0]] + sizes[order[1]]
+                label = f"limit {limit} bytes, {label}"
             want = _expected_flushes(order, sizes, limit)
             params, loss = _bucket_model(with_unused)
             flushes, ready = [], []
