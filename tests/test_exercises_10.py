@@ -130,6 +130,25 @@ def test_engine_that_runs_minigrads_engine_is_caught(capsys):
         assert not result and "minigrad's own engine ran during your pass" in result.message
 
 
+def test_engine_that_runs_minigrads_engine_on_another_thread_is_caught(capsys):
+    import collections
+    import threading
+    from minigrad.autograd.graph_task import current_graph_task, running
+
+    def on_a_thread(root, grad_outputs, keep_graph):
+        task = current_graph_task()           # dependencies already counted by minigrad
+
+        def work():
+            with running(task):
+                collections.deque(engine._execute(task, root, grad_outputs), maxlen=0)
+        worker = threading.Thread(target=work)
+        worker.start()
+        worker.join()
+    for check in (l10.check_engine_loop, l10.check_full_engine):
+        result = verdict(check, on_a_thread, capsys)
+        assert not result and "minigrad's own engine ran during your pass" in result.message
+
+
 def test_engine_that_does_nothing_fails(capsys):
     result = verdict(l10.check_engine_loop, lambda root, grad_outputs, keep_graph: None, capsys)
     assert not result and "0/14" in result.message
