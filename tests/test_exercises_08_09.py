@@ -259,6 +259,14 @@ def test_l09_saved_bytes_per_module(capsys):
     assert not ok and "not implemented yet" in msg
 
 
+def test_l09_a_crash_inside_minigrad_names_the_learners_line(capsys):
+    def sums_a_missing_dim(model, x):
+        return {"0": x.sum(dim=7).item()}           # raises inside minigrad's sum
+    ok, msg = verdict(l09.check_saved_bytes_per_module, sums_a_missing_dim, capsys)
+    assert not ok and "your code raised IndexError" in msg
+    assert 'return {"0": x.sum(dim=7).item()}' in msg and "raise IndexError" not in msg
+
+
 def make_prefetching(prefetch_forward=True, prefetch_backward=True, skip_gathered=True,
                      backward_gather=True, return_handles=True):
     """attach_prefetching_fsdp, right by default, with one thing wrong on request."""

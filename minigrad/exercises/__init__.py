@@ -16,12 +16,14 @@ real checks itself (``minigrad/exercises/grading.py``). A check therefore runs o
 grading, and an infinite loop in an answer is met only where the grader limits its time.
 """
 import os
+import sys
+import threading
 import traceback
 
 import numpy as np
 
 __all__ = ["Result", "run_check", "compare_values", "compare_sequences", "reachable_nodes",
-           "unless_hooks_left", "judge_predicted_order", "judge_returned_handles",
+           "watch_calls", "unless_hooks_left", "judge_predicted_order", "judge_returned_handles",
            "hook_queuing_callbacks"]
 
 #: set (to anything non-empty) in a kernel's environment by ``python -m minigrad.grade``
@@ -73,11 +75,20 @@ def run_check(name, body):
     except AssertionError as exc:
         result = Result(False, f"{name}: {exc}")
     except Exception as exc:       # the learner's code raised: show where, briefly
-        last = traceback.extract_tb(exc.__traceback__)[-1]
+        last = _learners_frame(exc)
         result = Result(False, f"{name}: your code raised {type(exc).__name__}: {exc} "
                                f"(line {last.lineno}: {last.line})", "error")
     print(repr(result))
     return result
+
+
+def _learners_frame(exc):
+    """The last frame of ``exc``'s traceback outside the minigrad package (the learner's
+    line that called into minigrad), or the last frame if there is none."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    outside = [f for f in frames if not os.path.abspath(f.filename).startswith(package + os.sep)]
+    return (outside or frames)[-1]
 
 
 def _as_array(value):
@@ -115,6 +126,36 @@ def compare_sequences(what, got, expected):
         return Result(False, f"{what}: {len(got)} entries, {more} than the {len(expected)} expected "
                              f"(got {got}, expected {expected}).")
     return Result(True, f"{what} is right.")
+
+
+class watch_calls:
+    """``with watch_calls(functions) as ran:`` collects in the list ``ran`` the name of
+    each of ``functions`` (plain functions or methods) whose code runs inside the block,
+    on any thread, however the learner reached it (an alias imported before the check, a
+    module attribute). A check uses it to reject an answer that calls the check's own
+    reference or the minigrad internals the exercise asks to write. Built on
+    ``sys.setprofile``; the previous profilers come back at the end."""
+
+    def __init__(self, functions):
+        self._codes = {f.__code__: f.__qualname__ for f in functions}
+        self.ran = []
+
+    def _profile(self, frame, event, arg):
+        if event == "call" and frame.f_code in self._codes:
+            name = self._codes[frame.f_code]
+            if name not in self.ran:
+                self.ran.append(name)
+
+    def __enter__(self):
+        self._previous = sys.getprofile(), threading.getprofile()
+        sys.setprofile(self._profile)
+        threading.setprofile(self._profile)
+        return self.ran
+
+    def __exit__(self, *exc):
+        sys.setprofile(self._previous[0])
+        threading.setprofile(self._previous[1])
+        return False
 
 
 def unless_hooks_left(left, kind, fix, passed):
