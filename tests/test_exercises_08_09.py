@@ -197,6 +197,8 @@ def test_l09_module_op_trace(capsys):
     assert not ok and "is not of the form" in msg
     ok, msg = verdict(check, lambda: "pre Sequential", capsys)
     assert not ok and "list of strings" in msg
+    ok, msg = verdict(check, lambda: [], capsys)
+    assert not ok and "empty list" in msg and "pre Sequential" not in msg   # no answer shown
     # bypass: running the model to record the trace
     before = len(op_hooks._op_forward_hooks)
     ok, msg = verdict(check, trace_by_running, capsys)
@@ -255,6 +257,10 @@ def test_l09_saved_bytes_per_module(capsys):
     assert autograd_graph.current_saved_tensors_hooks() is None      # ... and here too
     ok, msg = verdict(check, lambda m, x: None, capsys)
     assert not ok and "return a dict" in msg
+    # bypass: calling the check's own reference
+    from minigrad.exercises.lesson09 import _reference_saved_bytes
+    ok, msg = verdict(check, _reference_saved_bytes, capsys)
+    assert not ok and "the check's own reference" in msg
     ok, msg = verdict(check, stub, capsys)
     assert not ok and "not implemented yet" in msg
 
