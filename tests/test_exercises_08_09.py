@@ -56,6 +56,9 @@ def test_l08_module_hook_order(capsys):
         warnings.simplefilter("ignore")
         ok, msg = verdict(check, l08._module_pass, capsys)
     assert not ok and "ran a backward pass" in msg
+    # bypass: the names as the lesson and the check list them are not the answer
+    ok, msg = verdict(check, lambda: list(l08.MODULE_HOOK_EVENTS), capsys)
+    assert not ok and "event 1 is 'backward pre-hook'" in msg and "Module.__call__" in msg
     ok, msg = verdict(check, stub, capsys)
     assert not ok and "not implemented yet" in msg
 
@@ -157,6 +160,14 @@ def test_l08_grad_cam_pp(capsys):
     # bypass: calling the check's own reference
     ok, msg = verdict(check, lambda m, layer, im, t: l08._reference_cam_pp(m, 2, im, t), capsys)
     assert not ok and "the check's own reference" in msg
+    # ... also through names imported before the check ran
+    from minigrad.exercises.lesson08 import _activations_and_grads, _cam_pp
+    ok, msg = verdict(check, lambda m, layer, im, t: _cam_pp(*_activations_and_grads(m, 2, im, t)),
+                      capsys)
+    assert not ok and "the check's own reference" in msg and "_activations_and_grads" in msg
+    # section 6's grad_cam returns (map, class): the check says so instead of crashing
+    ok, msg = verdict(check, lambda *a: (make_cam_pp()(*a), 0), capsys)
+    assert not ok and "you returned a tuple of 2" in msg and "the heat map alone" in msg
     ok, msg = verdict(check, stub, capsys)
     assert not ok and "not implemented yet" in msg
 
