@@ -72,6 +72,11 @@ def reversal_pre_hook(module, lam):
     return module.register_full_backward_pre_hook(lambda mod, go: tuple(-lam * g for g in go))
 
 
+def reversal_old_hook(module, lam):
+    return module.register_backward_hook(
+        lambda mod, gi, go: tuple(None if g is None else -lam * g for g in gi))
+
+
 def reversal_no_sign(module, lam):
     return module.register_full_backward_hook(lambda mod, gi, go: tuple(lam * g for g in gi))
 
@@ -96,6 +101,10 @@ def test_l08_gradient_reversal(capsys):
     assert verdict(l08.check_gradient_reversal, reversal_right, capsys)[0]
     ok, msg = verdict(l08.check_gradient_reversal, reversal_pre_hook, capsys)
     assert not ok and "pre-hook" in msg and "2.weight" in msg
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")        # register_backward_hook's FutureWarning
+        ok, msg = verdict(l08.check_gradient_reversal, reversal_old_hook, capsys)
+    assert not ok and "2.weight" in msg and "deprecated register_backward_hook" in msg
     ok, msg = verdict(l08.check_gradient_reversal, reversal_no_sign, capsys)
     assert not ok and "sign" in msg
     ok, msg = verdict(l08.check_gradient_reversal, reversal_no_handle, capsys)

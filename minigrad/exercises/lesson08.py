@@ -196,9 +196,11 @@ def check_gradient_reversal(add_gradient_reversal):
             if not np.allclose(got[name], ref[name], rtol=1e-4, atol=1e-6):
                 if np.allclose(got[name], -lam * ref[name], rtol=1e-4, atol=1e-6):
                     return _Result(False, f"{name} (the module's own parameter) got the reversed "
-                                         "gradient too: you changed grad_output (a backward "
-                                         "pre-hook), which flows into the module. Change "
-                                         "grad_input in a full backward hook instead.")
+                                         "gradient too: you changed a gradient that flows into "
+                                         "the module (grad_output in a backward pre-hook, a "
+                                         "tensor hook on its output, or the deprecated "
+                                         "register_backward_hook of section 4). Change grad_input "
+                                         "in a full backward hook instead.")
                 return _Result(False, f"{name} (at or after the module) should keep its normal "
                                      "gradient, but it changed.")
         # what comes before it: times -lam
