@@ -56,6 +56,9 @@ def test_l08_module_hook_order(capsys):
         warnings.simplefilter("ignore")
         ok, msg = verdict(check, l08._module_pass, capsys)
     assert not ok and "ran a backward pass" in msg
+    # bypass: the names as the lesson and the check list them are not the answer
+    ok, msg = verdict(check, lambda: list(l08.MODULE_HOOK_EVENTS), capsys)
+    assert not ok and "event 1 is 'backward pre-hook'" in msg and "Module.__call__" in msg
     ok, msg = verdict(check, stub, capsys)
     assert not ok and "not implemented yet" in msg
 
@@ -67,6 +70,11 @@ def reversal_right(module, lam):
 
 def reversal_pre_hook(module, lam):
     return module.register_full_backward_pre_hook(lambda mod, go: tuple(-lam * g for g in go))
+
+
+def reversal_old_hook(module, lam):
+    return module.register_backward_hook(
+        lambda mod, gi, go: tuple(None if g is None else -lam * g for g in gi))
 
 
 def reversal_no_sign(module, lam):
@@ -93,6 +101,10 @@ def test_l08_gradient_reversal(capsys):
     assert verdict(l08.check_gradient_reversal, reversal_right, capsys)[0]
     ok, msg = verdict(l08.check_gradient_reversal, reversal_pre_hook, capsys)
     assert not ok and "pre-hook" in msg and "2.weight" in msg
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")        # register_backward_hook's FutureWarning
+        ok, msg = verdict(l08.check_gradient_reversal, reversal_old_hook, capsys)
+    assert not ok and "2.weight" in msg and "deprecated register_backward_hook" in msg
     ok, msg = verdict(l08.check_gradient_reversal, reversal_no_sign, capsys)
     assert not ok and "sign" in msg
     ok, msg = verdict(l08.check_gradient_reversal, reversal_no_handle, capsys)
@@ -157,6 +169,14 @@ def test_l08_grad_cam_pp(capsys):
     # bypass: calling the check's own reference
     ok, msg = verdict(check, lambda m, layer, im, t: l08._reference_cam_pp(m, 2, im, t), capsys)
     assert not ok and "the check's own reference" in msg
+    # ... also through names imported before the check ran
+    from minigrad.exercises.lesson08 import _activations_and_grads, _cam_pp
+    ok, msg = verdict(check, lambda m, layer, im, t: _cam_pp(*_activations_and_grads(m, 2, im, t)),
+                      capsys)
+    assert not ok and "the check's own reference" in msg and "_activations_and_grads" in msg
+    # section 6's grad_cam returns (map, class): the check says so instead of crashing
+    ok, msg = verdict(check, lambda *a: (make_cam_pp()(*a), 0), capsys)
+    assert not ok and "you returned a tuple of 2" in msg and "the heat map alone" in msg
     ok, msg = verdict(check, stub, capsys)
     assert not ok and "not implemented yet" in msg
 
@@ -197,6 +217,8 @@ def test_l09_module_op_trace(capsys):
     assert not ok and "is not of the form" in msg
     ok, msg = verdict(check, lambda: "pre Sequential", capsys)
     assert not ok and "list of strings" in msg
+    ok, msg = verdict(check, lambda: [], capsys)
+    assert not ok and "empty list" in msg and "pre Sequential" not in msg   # no answer shown
     # bypass: running the model to record the trace
     before = len(op_hooks._op_forward_hooks)
     ok, msg = verdict(check, trace_by_running, capsys)
@@ -255,8 +277,20 @@ def test_l09_saved_bytes_per_module(capsys):
     assert autograd_graph.current_saved_tensors_hooks() is None      # ... and here too
     ok, msg = verdict(check, lambda m, x: None, capsys)
     assert not ok and "return a dict" in msg
+    # bypass: calling the check's own reference
+    from minigrad.exercises.lesson09 import _reference_saved_bytes
+    ok, msg = verdict(check, _reference_saved_bytes, capsys)
+    assert not ok and "the check's own reference" in msg
     ok, msg = verdict(check, stub, capsys)
     assert not ok and "not implemented yet" in msg
+
+
+def test_l09_a_crash_inside_minigrad_names_the_learners_line(capsys):
+    def sums_a_missing_dim(model, x):
+        return {"0": x.sum(dim=7).item()}           # raises inside minigrad's sum
+    ok, msg = verdict(l09.check_saved_bytes_per_module, sums_a_missing_dim, capsys)
+    assert not ok and "your code raised IndexError" in msg
+    assert 'return {"0": x.sum(dim=7).item()}' in msg and "raise IndexError" not in msg
 
 
 def make_prefetching(prefetch_forward=True, prefetch_backward=True, skip_gathered=True,

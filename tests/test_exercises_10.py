@@ -40,9 +40,17 @@ SOL = _solutions()
 LEVELS = ("tensor", "retain", "pre", "node", "post_accumulate", "post")
 
 
-def make_engine(order=LEVELS, fifo=False, sum_buffers=True, callbacks=True, release=True):
+def engines_count(root):
+    """The dependency count taken from minigrad's engine instead of written."""
+    task = engine.GraphTask(keep_graph=True, create_graph=False)
+    engine._compute_dependencies(task, root)
+    return dict(task.dependencies)
+
+
+def make_engine(order=LEVELS, fifo=False, sum_buffers=True, callbacks=True, release=True,
+                count=None):
     def run(root, grad_outputs, keep_graph):
-        deps, buffers, tie = SOL["count_dependencies"](root), {}, itertools.count()
+        deps, buffers, tie = (count or SOL["count_dependencies"])(root), {}, itertools.count()
         ready = [(0 if fifo else -root._sequence_nr(), next(tie), root, grad_outputs)]
         while ready:
             _, _, node, inputs = heapq.heappop(ready)
@@ -128,6 +136,56 @@ def test_engine_that_runs_minigrads_engine_is_caught(capsys):
     for check in (l10.check_engine_loop, l10.check_full_engine):
         result = verdict(check, lazy, capsys)
         assert not result and "minigrad's own engine ran during your pass" in result.message
+
+
+def test_engine_that_runs_minigrads_engine_on_another_thread_is_caught(capsys):
+    import collections
+    import threading
+    from minigrad.autograd.graph_task import current_graph_task, running
+
+    def on_a_thread(root, grad_outputs, keep_graph):
+        task = current_graph_task()           # dependencies already counted by minigrad
+
+        def work():
+            with running(task):
+                collections.deque(engine._execute(task, root, grad_outputs), maxlen=0)
+        worker = threading.Thread(target=work)
+        worker.start()
+        worker.join()
+    for check in (l10.check_engine_loop, l10.check_full_engine):
+        result = verdict(check, on_a_thread, capsys)
+        assert not result and "minigrad's own engine ran during your pass" in result.message
+
+
+def test_count_dependencies_from_the_engine_is_caught(capsys):
+    result = verdict(l10.check_count_dependencies, engines_count, capsys)
+    assert not result and "engine._compute_dependencies" in result.message
+    assert "walk next_functions yourself" in result.message
+
+
+def test_engine_built_on_the_engines_parts_is_caught(capsys):
+    def on_ready_queue(root, grad_outputs, keep_graph):
+        # the loop of the solution, on minigrad's own ReadyQueue instead of heapq
+        deps, buffers, queue = SOL["count_dependencies"](root), {}, engine.ReadyQueue()
+        queue.push(root, grad_outputs)
+        while queue:
+            node, inputs = queue.pop()
+            outputs = engine.call_node(node, inputs)
+            if not keep_graph:
+                node.release_variables()
+            for (child, nr), grad in zip(node.next_functions, outputs):
+                if child is not None:
+                    buffer = buffers.setdefault(child, engine.new_input_buffer(child))
+                    buffer[nr] = grad if buffer[nr] is None else buffer[nr] + grad
+                    deps[child] -= 1
+                    if deps[child] == 0:
+                        queue.push(child, buffers.pop(child))
+    for answer, part in ((make_engine(count=engines_count), "engine._compute_dependencies"),
+                         (on_ready_queue, "engine.ReadyQueue.push")):
+        for check in (l10.check_engine_loop, l10.check_full_engine):
+            result = verdict(check, answer, capsys)
+            assert not result and "on 'a chain' your engine called minigrad's own" in result.message
+            assert part in result.message and "heapq" in result.message
 
 
 def test_engine_that_does_nothing_fails(capsys):

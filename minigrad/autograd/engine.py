@@ -101,10 +101,13 @@ class GraphRoot(_Node):
 class _EngineLocal(threading.local):
     recorders = None                     # record_events lists open on this thread
     custom = None                        # engines plugged in with use(), innermost last
-    real_runs = 0                        # passes and nodes run by this engine (real_engine_runs)
 
 
 _local = _EngineLocal()
+
+# Passes and nodes run by this engine, on every thread (real_engine_runs): one count for the
+# process, so a pass started on another thread cannot run unseen.
+_real_runs = [0]
 
 
 # --- the ready queue ------------------------------------------------------------------------
@@ -301,7 +304,7 @@ def _needs_input_grad(task, fn):
 
 
 def _call_function(task, fn, inputs):
-    _local.real_runs += 1
+    _real_runs[0] += 1
     if fn.tensor_pre_hooks() or fn._retains_grad_hooks:
         inputs = yield from _call_tensor_pre_hooks(fn, inputs)
     if fn._pre_hooks:
@@ -395,7 +398,7 @@ def _accumulate(buffer, index, grad):
 
 # --- a whole pass -----------------------------------------------------------------------------
 def _execute(task, root, root_buffer):
-    _local.real_runs += 1
+    _real_runs[0] += 1
     queue = task.ready_queue = ReadyQueue()
     queue.push(root, root_buffer)
     while queue:
@@ -554,9 +557,10 @@ def use(run_backward):
 
 
 def real_engine_runs():
-    """How many times (on this thread) minigrad's own engine has started a pass or run
-    a node: a check compares it before and after a pass to know which engine ran."""
-    return _local.real_runs
+    """How many times minigrad's own engine has started a pass or run a node, on any
+    thread (a pass handed to another thread counts too): a check compares it before and
+    after a pass to know which engine ran. No PyTorch counterpart."""
+    return _real_runs[0]
 
 
 def new_input_buffer(node):

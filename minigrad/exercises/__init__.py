@@ -18,13 +18,14 @@ grading, and an infinite loop in an answer is met only where the grader limits i
 import os
 import sys
 import sysconfig
+import threading
 import traceback
 
 import numpy as np
 
 __all__ = ["Result", "run_check", "compare_values", "compare_sequences", "reachable_nodes",
-           "shortcut_taken", "unless_hooks_left", "predicted_by_hand", "judge_predicted_order",
-           "judge_returned_handles",
+           "watch_calls", "shortcut_taken", "unless_hooks_left", "predicted_by_hand",
+           "judge_predicted_order", "judge_returned_handles",
            "hook_queuing_callbacks"]
 
 #: set (to anything non-empty) in a kernel's environment by ``python -m minigrad.grade``
@@ -105,6 +106,38 @@ def _learners_frame(tb):
     return (mine or frames)[-1]
 
 
+class watch_calls:
+    """``with watch_calls(functions) as ran:`` collects in the list ``ran`` the name of
+    each of ``functions`` (plain functions or methods) whose code runs inside the block,
+    on any thread, however the learner reached it (an alias imported before the check, a
+    module attribute, a grader's fresh import: code objects compare by content). A check
+    uses it to reject an answer that calls the check's own reference or the minigrad
+    internals the exercise asks to write. Built on ``sys.setprofile``; the previous
+    profilers come back at the end. No PyTorch counterpart: a grading aid."""
+
+    def __init__(self, functions):
+        self._codes = {getattr(f, "__wrapped__", f).__code__: f.__qualname__ for f in functions}
+        self.ran = []
+
+    def _profile(self, frame, event, arg):
+        if event == "call" and frame.f_code in self._codes:
+            name = self._codes[frame.f_code]
+            if name not in self.ran:
+                self.ran.append(name)
+
+    def __enter__(self):
+        self._previous = sys.getprofile(), threading.getprofile()
+        if self._codes:
+            sys.setprofile(self._profile)
+            threading.setprofile(self._profile)
+        return self.ran
+
+    def __exit__(self, *exc):
+        sys.setprofile(self._previous[0])
+        threading.setprofile(self._previous[1])
+        return False
+
+
 def shortcut_taken(fn, *args, helpers=()):
     """``(fn(*args), taken)``: ``taken`` names what did the exercise's work for the
     learner's ``fn``: "a backward pass" when minigrad's engine ran meanwhile
@@ -112,19 +145,9 @@ def shortcut_taken(fn, *args, helpers=()):
     else the first of ``helpers`` (functions, e.g. ``minigrad.viz.graph_nodes``) it
     called, else None. No PyTorch counterpart: a grading aid."""
     from minigrad.autograd import engine
-    # code objects compare by content, so a grader's fresh import of a helper still matches
-    codes = {getattr(h, "__wrapped__", h).__code__: h.__name__ for h in helpers}
-    called = []
-
-    def profile(frame, event, arg):
-        if event == "call" and frame.f_code in codes:
-            called.append(codes[frame.f_code])
-    before, previous = engine.real_engine_runs(), sys.getprofile()
-    sys.setprofile(profile if codes else previous)
-    try:
+    before = engine.real_engine_runs()
+    with watch_calls(helpers) as called:
         result = fn(*args)
-    finally:
-        sys.setprofile(previous)
     if engine.real_engine_runs() != before:
         return result, "a backward pass"
     return result, called[0] if called else None
@@ -195,10 +218,8 @@ def predicted_by_hand(predict, what, answer, see):
     None)``, or ``(None, a ❌ Result)`` when it ran a backward pass to find ``what``
     (``engine.real_engine_runs()`` moved), which measures instead of predicting.
     ``answer`` says what to return instead, ``see`` the cell that runs the pass."""
-    from minigrad.autograd import engine
-    before = engine.real_engine_runs()
-    got = predict()
-    if engine.real_engine_runs() != before:
+    got, taken = shortcut_taken(predict)
+    if taken:
         return None, Result(False, f"your function ran a backward pass to find {what}: that "
                                    f"measures it instead of predicting it. Return {answer} "
                                    f"written by hand, then run {see} to see if you were right.")

@@ -20,7 +20,8 @@ from ..autograd import grad as _autograd_grad
 from ..grad_mode import no_grad as _no_grad
 from . import (Result as _Result, compare_values as _compare_values,
                unless_hooks_left as _unless_hooks_left,
-               judge_predicted_order as _judge_predicted_order, run_check as _run_check)
+               judge_predicted_order as _judge_predicted_order, run_check as _run_check,
+               watch_calls as _watch_calls)
 
 __all__ = ["check_module_hook_order", "check_gradient_reversal", "check_grad_cam_pp",
            "MODULE_HOOK_EVENTS"]
@@ -34,9 +35,9 @@ def _hooks_left(model):
 
 
 # --- exercise 1: predict the order ---------------------------------------------------------------
-#: the names the learner may use in the prediction
-MODULE_HOOK_EVENTS = ("forward pre-hook", "forward", "forward hook", "tensor hook on out",
-                      "backward pre-hook", "full backward hook", "tensor hook on x")
+#: the names the learner may use in the prediction, in alphabetical order (not the answer's)
+MODULE_HOOK_EVENTS = ("backward pre-hook", "forward", "forward hook", "forward pre-hook",
+                      "full backward hook", "tensor hook on out", "tensor hook on x")
 
 
 def _module_pass():
@@ -195,9 +196,11 @@ def check_gradient_reversal(add_gradient_reversal):
             if not np.allclose(got[name], ref[name], rtol=1e-4, atol=1e-6):
                 if np.allclose(got[name], -lam * ref[name], rtol=1e-4, atol=1e-6):
                     return _Result(False, f"{name} (the module's own parameter) got the reversed "
-                                         "gradient too: you changed grad_output (a backward "
-                                         "pre-hook), which flows into the module. Change "
-                                         "grad_input in a full backward hook instead.")
+                                         "gradient too: you changed a gradient that flows into "
+                                         "the module (grad_output in a backward pre-hook, a "
+                                         "tensor hook on its output, or the deprecated "
+                                         "register_backward_hook of section 4). Change grad_input "
+                                         "in a full backward hook instead.")
                 return _Result(False, f"{name} (at or after the module) should keep its normal "
                                      "gradient, but it changed.")
         # what comes before it: times -lam
@@ -264,12 +267,6 @@ def _reference_cam_pp(model, cut, image, target):
 def check_grad_cam_pp(grad_cam_pp):
     """``grad_cam_pp(model, layer, image, target)`` returns the normalised ``[H, W]``
     Grad-CAM++ map of ``layer`` for class ``target``."""
-    import sys
-    this = sys.modules[__name__]
-
-    def tripwire(*args, **kwargs):
-        raise _UsedReference()
-
     def body():
         model = models.make_cnn(seed=0)
         model.eval()
@@ -278,18 +275,19 @@ def check_grad_cam_pp(grad_cam_pp):
             A, g = _activations_and_grads(model, 2, images[k], target)
             expected = _cam_pp(A, g)
             plain = _normalised(((g.mean(axis=(1, 2)))[:, None, None] * A).sum(0))
-            saved = this._reference_cam_pp, this._cam_pp
-            this._reference_cam_pp = this._cam_pp = tripwire
-            try:
+            with _watch_calls([_reference_cam_pp, _cam_pp, _activations_and_grads]) as ran:
                 got = grad_cam_pp(model, model[2], images[k], target)
-            except _UsedReference:
+            if ran:
                 return _Result(False, "your function called the check's own reference "
-                                     "(minigrad.exercises.lesson08): compute the map yourself, "
-                                     "with a forward hook and a backward hook on the layer.")
-            finally:
-                this._reference_cam_pp, this._cam_pp = saved
+                                     f"(minigrad.exercises.lesson08.{ran[0]}): compute the map "
+                                     "yourself, with a forward hook and a backward hook on the "
+                                     "layer.")
             if got is None:
                 return _Result(False, "you returned None; return the heat map as an [H, W] array.")
+            if isinstance(got, (tuple, list)):
+                return _Result(False, f"you returned a {type(got).__name__} of {len(got)}; return "
+                                     "the heat map alone, an [H, W] array (section 6's grad_cam "
+                                     "also returns the class).")
             got_a = np.asarray(got.detach().numpy() if hasattr(got, "detach") else got,
                                dtype=np.float64)
             where = f"image {k}, class {target}"
@@ -327,7 +325,3 @@ def check_grad_cam_pp(grad_cam_pp):
                                   _Result(True, "the same Grad-CAM++ maps as a computation "
                                                 "without hooks, and no hook left."))
     return _run_check("grad_cam_pp", body)
-
-
-class _UsedReference(Exception):
-    pass

@@ -23,7 +23,8 @@ from ..autograd import op_hooks
 from ..nn.modules import module as module_mod
 from . import (Result as _Result, compare_values as _compare_values,
                unless_hooks_left as _unless_hooks_left,
-               judge_returned_handles as _judge_returned_handles, run_check as _run_check)
+               judge_returned_handles as _judge_returned_handles, run_check as _run_check,
+               watch_calls as _watch_calls)
 
 __all__ = ["check_module_op_trace", "check_saved_bytes_per_module", "check_prefetching_fsdp",
            "trace_model"]
@@ -127,6 +128,9 @@ def check_module_op_trace(predict_module_op_trace):
             return _Result(False, "return a list of strings such as 'pre Sequential', 'op t', "
                                  "'post Linear'.")
         got = list(got)
+        if not got:
+            return _Result(False, "you returned an empty list: return the trace by hand, one "
+                                 "string per line the next cell prints.")
         want = _run_trace()
         if got == want:
             return _Result(True, "right: " + " → ".join(want) + ". Module hooks nest like calls; "
@@ -188,7 +192,13 @@ def check_saved_bytes_per_module(saved_bytes_per_module):
                 _creation.manual_seed(1)
                 want = _reference_saved_bytes(model, x)
                 _creation.manual_seed(1)
-                got = saved_bytes_per_module(model, x)
+                with _watch_calls([_reference_saved_bytes]) as ran:
+                    got = saved_bytes_per_module(model, x)
+                if ran:
+                    return _Result(False, "your function called the check's own reference "
+                                         "(minigrad.exercises.lesson09._reference_saved_bytes): "
+                                         "count the bytes yourself, with global module hooks "
+                                         "and saved_tensors_hooks.")
                 if autograd_graph.current_saved_tensors_hooks() is not None:
                     return _Result(False, "your saved_tensors_hooks are still active after your "
                                          "function returned: use them in a `with` block.")

@@ -10,9 +10,10 @@ claims (c01 hook order, c04 node-hook arguments, c05 retain_grad after hooks, c0
 hook vs post-accumulate, c07 multi-grad hooks, c08 final callbacks, c09 tensor used
 twice, c12 ready-queue order), each of which is cross-checked against PyTorch there.
 
-A pass during which minigrad's own engine ran (``engine.real_engine_runs()`` moved) is
-reported as such: the learner's engine has to do the work itself. Checks print one
-verdict and never raise.
+A pass during which minigrad's own engine ran (``engine.real_engine_runs()`` moved), or
+one of the engine's parts that the exercises ask for (its dependency count, its ready
+queue, its tensor-hook loop, its input-buffer sum), is reported as such: the learner's
+engine has to do the work itself. Checks print one verdict and never raise.
 """
 import traceback
 import warnings
@@ -21,7 +22,7 @@ import minigrad as torch
 from minigrad.autograd import engine
 
 from . import (Result as _Result, hook_queuing_callbacks as _hook_queuing_callbacks,
-               run_check as _run_check)
+               run_check as _run_check, watch_calls as _watch_calls)
 
 __all__ = ["check_count_dependencies", "check_engine_loop", "check_full_engine", "SCENARIOS"]
 
@@ -426,21 +427,37 @@ _HOOK_SCENARIOS = [_s_tensor_hooks_chain, _s_leaf_tensor_hook, _s_retain_grad_af
 SCENARIOS = _GRAPH_SCENARIOS + _HOOK_SCENARIOS
 
 
+#: the parts of minigrad's engine that the exercises ask the learner to write (the
+#: helpers of section 1 are not among them)
+_ENGINE_PARTS = (engine._compute_dependencies, engine.ReadyQueue.push, engine.ReadyQueue.pop,
+                 engine._call_tensor_pre_hooks, engine._accumulate)
+
+
 class _Bypass(Exception):
-    pass
+    """minigrad's engine ran during the learner's pass (``parts`` empty), or the
+    ``parts`` of it that the exercises ask for."""
+
+    def __init__(self, parts=()):
+        super().__init__(parts)
+        self.parts = parts
 
 
 def _trace(scenario, run_backward=None):
     """The scenario's log on the real engine, or on ``run_backward`` (raising _Bypass
-    when minigrad's engine ran during it), and where an exception was raised outside
-    minigrad (None if nowhere)."""
+    when minigrad's engine, or one of its _ENGINE_PARTS, ran during it), and where an
+    exception was raised outside minigrad (None if nowhere)."""
     log, where = [], None
     before = engine.real_engine_runs()
+    watcher = _watch_calls(_ENGINE_PARTS)
+
+    def watched(root, grad_outputs, keep_graph):
+        with watcher:
+            run_backward(root, grad_outputs, keep_graph)
     try:
         if run_backward is None:
             scenario(log)
         else:
-            with engine.use(run_backward):
+            with engine.use(watched):
                 scenario(log)
     except NotImplementedError:
         raise
@@ -453,6 +470,8 @@ def _trace(scenario, run_backward=None):
             where = f"line {frames[-1].lineno} of your code: {frames[-1].line}"
     if run_backward is not None and engine.real_engine_runs() != before:
         raise _Bypass()
+    if watcher.ran:
+        raise _Bypass(watcher.ran)
     return log, where
 
 
@@ -490,7 +509,14 @@ def _scoreboard(run_backward, scenarios, what):
         want, _ = _trace(scenario)
         try:
             got, where = _trace(scenario, run_backward)
-        except _Bypass:
+        except _Bypass as bypass:
+            if bypass.parts:
+                return _Result(False, f"{what}: on {name!r} your engine called minigrad's own "
+                                     f"{', '.join('engine.' + p for p in bypass.parts)}, a part of "
+                                     "the engine this exercise asks you to write. Use your "
+                                     "count_dependencies, a heapq ready queue, your own input "
+                                     "buffers and the helpers of section 1 (engine.call_node, "
+                                     "engine.tensor_hooks, ...).")
             return _Result(False, f"{what}: on {name!r} minigrad's own engine ran during your pass "
                                  "(engine.real_engine_runs() moved), so this scores it, not you. "
                                  "Write the loop yourself with engine.call_node and the hook helpers.")
@@ -531,7 +557,12 @@ def check_count_dependencies(count_dependencies):
             task = engine.GraphTask(keep_graph=True, create_graph=False)
             engine._compute_dependencies(task, out.grad_fn)
             want = task.dependencies
-            got = count_dependencies(out.grad_fn)
+            with _watch_calls([engine._compute_dependencies]) as ran:
+                got = count_dependencies(out.grad_fn)
+            if ran:
+                return _Result(False, "your function called minigrad's engine._compute_dependencies, "
+                                     "the count this exercise asks for: walk next_functions "
+                                     "yourself with a stack (see the Hint).")
             if not isinstance(got, dict):
                 return _Result(False, f"on {text}: expected a dict, got {type(got).__name__}.")
             if out.grad_fn in got and got[out.grad_fn]:
