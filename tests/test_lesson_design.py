@@ -113,3 +113,15 @@ def test_at_most_one_exercise_in_five_has_its_solution_on_the_page():
                 on_page.append(f"{path.name}: {lines[0].strip()!r}...")
     assert total >= 30
     assert len(on_page) * 5 <= total, f"{len(on_page)} of {total} solutions are on the page: {on_page}"
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name[:2])
+def test_every_instructor_solution_passes_its_own_check(path):
+    """The committed run of each solution cell printed ✅: a solution that fails its check
+    (a stale solution after the check was tightened) would teach the wrong thing."""
+    cells = [c for c in _cells(path)
+             if c["cell_type"] == "code" and any(BEGIN.match(l) for l in _source(c).splitlines())]
+    assert len(cells) == 3
+    for cell in cells:
+        printed = "".join("".join(o.get("text", "")) for o in cell["outputs"])
+        assert printed.startswith("✅"), f"{path.name}: a solution cell printed {printed!r}"
