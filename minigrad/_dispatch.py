@@ -8,7 +8,7 @@ saved values.
 import numpy as np
 
 from . import _tensor, grad_mode     # _tensor is read at call time (import cycle)
-from .autograd import graph, op_hooks
+from .autograd import op_hooks
 from .autograd.graph import Node, SavedTensor, gradient_edge
 
 

@@ -11,11 +11,11 @@ Checks print one verdict and never raise.
 import sys
 
 import minigrad as torch
-from minigrad.autograd import engine
 from minigrad.autograd.engine import record_events as _record_events
 
 from . import (Result as _Result, compare_sequences as _compare_sequences,
-               reachable_nodes as _reachable_nodes, run_check as _run_check)
+               reachable_nodes as _reachable_nodes, run_check as _run_check,
+               shortcut_taken as _shortcut_taken)
 
 __all__ = ["check_predict_engine_order", "check_topo_order", "check_engine_order"]
 
@@ -55,9 +55,8 @@ class _RanTheEngine(Exception):
 def _call_without_engine(fn, *args):
     """``fn(*args)``, raising _RanTheEngine when minigrad's engine ran a pass meanwhile
     (``backward()``, ``autograd.grad``, ``record_events`` around either, the stepper)."""
-    before = engine.real_engine_runs()
-    result = fn(*args)
-    if engine.real_engine_runs() != before:
+    result, taken = _shortcut_taken(fn, *args)
+    if taken:
         raise _RanTheEngine()
     return result
 
