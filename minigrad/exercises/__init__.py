@@ -108,7 +108,8 @@ def _learners_frame(tb):
 
 class watch_calls:
     """``with watch_calls(functions) as ran:`` collects in the list ``ran`` the name of
-    each of ``functions`` (plain functions or methods) whose code runs inside the block,
+    each of ``functions`` (plain functions or methods; or a dict of them to the labels to
+    collect instead of their names) whose code runs inside the block,
     on any thread, however the learner reached it (an alias imported before the check, a
     module attribute, a grader's fresh import: code objects compare by content). A check
     uses it to reject an answer that calls the check's own reference or the minigrad
@@ -116,7 +117,8 @@ class watch_calls:
     profilers come back at the end. No PyTorch counterpart: a grading aid."""
 
     def __init__(self, functions):
-        self._codes = {getattr(f, "__wrapped__", f).__code__: f.__qualname__ for f in functions}
+        labels = functions if isinstance(functions, dict) else {f: f.__qualname__ for f in functions}
+        self._codes = {getattr(f, "__wrapped__", f).__code__: label for f, label in labels.items()}
         self.ran = []
 
     def _profile(self, frame, event, arg):

@@ -5,8 +5,6 @@ verdict. The expected answers come from minigrad's own engine (the prediction sc
 runs on it; a post-hook captures what the engine hands on) or from where the check
 itself planted the NaN-producing ops (the first to run is the one created last).
 """
-import contextlib
-
 import numpy as np
 
 from .. import autograd
@@ -14,7 +12,8 @@ from ..autograd import engine as _engine
 from .._creation import tensor as _tensor
 from ..viz import graph_nodes as _graph_nodes
 from . import (Result as _Result, compare_values as _compare_values,
-               predicted_by_hand as _predicted_by_hand, run_check as _run_check)
+               predicted_by_hand as _predicted_by_hand, run_check as _run_check,
+               watch_calls as _watch_calls)
 
 __all__ = ["check_predict_prehook_none", "check_first_nan_node", "check_replay",
            "SqrtLog", "ZeroTimesInf", "NaNForOther"]
@@ -229,22 +228,6 @@ def _engine_grad_inputs(make):
                                                  for t in leaves]
 
 
-@contextlib.contextmanager
-def _spy_engine_reduction(calls):
-    """Record in ``calls`` every use of the engine's output validation (the broadcast
-    reduction that ``engine.call_node`` applies) while the block runs."""
-    real = _engine._validate_outputs
-
-    def spy(*args, **kwargs):
-        calls.append(1)
-        return real(*args, **kwargs)
-    _engine._validate_outputs = spy
-    try:
-        yield
-    finally:
-        _engine._validate_outputs = real
-
-
 def check_replay(replay):
     """``replay(node, grad_outputs, input_shapes)`` calls ``node`` directly and returns a
     tuple with one gradient per input, reduced to ``input_shapes`` the way the engine
@@ -286,9 +269,8 @@ def check_replay(replay):
     def body():
         for what, make in cases:
             node, go, gi, shapes = _engine_grad_inputs(make)
-            engine_calls = []
             try:
-                with _spy_engine_reduction(engine_calls):
+                with _watch_calls([_engine.call_node, _engine._validate_outputs]) as engine_calls:
                     got = replay(node, go, shapes)
             except NotImplementedError:
                 raise

@@ -5,12 +5,8 @@ each gradient, independently of any hook the learner registered; the prediction 
 runs its scenario on minigrad's real engine and counts the calls.
 
 ``check_my_all_hook`` rejects an answer that calls ``register_multi_grad_hook``: the task
-is to rebuild it. While the check runs, the handle class that function returns
-(``graph._MultiHandle``, looked up when it is called, however it was imported) is
-replaced by a spy.
+is to rebuild it (``watch_calls`` sees the call however it was imported).
 """
-import contextlib
-
 import numpy as np
 
 from .. import autograd
@@ -18,7 +14,8 @@ from .._creation import tensor as _tensor
 from ..autograd import graph
 from . import (Result as _Result, compare_sequences as _compare_sequences,
                judge_returned_handles as _judge_returned_handles,
-               predicted_by_hand as _predicted_by_hand, run_check as _run_check)
+               predicted_by_hand as _predicted_by_hand, run_check as _run_check,
+               watch_calls as _watch_calls)
 
 __all__ = ["check_predict_counts", "check_grad_norm_when_ready", "check_my_all_hook",
            "COUNT_PASSES"]
@@ -165,31 +162,13 @@ def check_grad_norm_when_ready(grad_norm_when_ready):
     return _run_check("grad_norm_when_ready", body)
 
 
-@contextlib.contextmanager
-def _spy_multi_grad_hook(calls):
-    """Count the calls of ``register_multi_grad_hook`` while the block runs."""
-    real = graph._MultiHandle
-
-    class Spy(real):
-        def __init__(self, handles):
-            calls.append(1)
-            super().__init__(handles)
-
-    graph._MultiHandle = Spy
-    try:
-        yield
-    finally:
-        graph._MultiHandle = real
-
-
 def check_my_all_hook(my_all_hook):
     """``my_all_hook(tensors, fn)`` rebuilds mode="all" from plain ``register_hook``:
     assuming every tensor gets a gradient in each pass, ``fn(grads)`` is called once per
     pass, with the gradients in the order of ``tensors``, and returns the handles of its
     hooks. Calling ``register_multi_grad_hook`` is rejected."""
     def body():
-        used = []
-        with _spy_multi_grad_hook(used):
+        with _watch_calls([graph.register_multi_grad_hook]) as used:
             result = _all_hook_body()
         if used:
             return _Result(False, "your my_all_hook calls register_multi_grad_hook: the exercise "

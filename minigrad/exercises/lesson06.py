@@ -5,13 +5,12 @@ holds between forward and backward is read from its saved values (``SavedTensor`
 prediction exercise runs its scenario on minigrad and records which pair packed and
 unpacked each value.
 
-``check_checkpoint`` wants a checkpoint written from scratch: while it runs, minigrad's
-``checkpoint`` (its non-reentrant ``_Frame`` and reentrant ``CheckpointFunction``, looked
-up when it is called, however it was imported) and a function named ``checkpoint`` in the
-learner's notebook (section 5's helper) are replaced by spies, and an answer that calls
-them is refused.
+``check_checkpoint`` wants a checkpoint written from scratch: an answer that runs
+minigrad's ``checkpoint`` (its non-reentrant ``_Frame`` or reentrant
+``CheckpointFunction``, however it was reached) or a function named ``checkpoint`` in the
+learner's notebook (section 5's helper) is refused (``watch_calls``).
 """
-import contextlib
+
 import types
 
 import numpy as np
@@ -26,7 +25,7 @@ from ..utils import checkpoint as _checkpoint_module
 from ..viz import graph_nodes as _graph_nodes
 from . import (Result as _Result, compare_sequences as _compare_sequences,
                compare_values as _compare_values, predicted_by_hand as _predicted_by_hand,
-               run_check as _run_check)
+               run_check as _run_check, watch_calls as _watch_calls)
 
 __all__ = ["check_predict_nested", "check_half_precision_hooks", "check_checkpoint"]
 
@@ -198,39 +197,16 @@ def _held_bytes(root, weights):
     return total
 
 
-@contextlib.contextmanager
-def _spy_ready_made(checkpoint, used):
-    """Record in ``used`` every call of minigrad's checkpoint (either variant) and of a
-    ``checkpoint`` function in the learner's namespace (section 5's helper)."""
-    module = _checkpoint_module
-    real_frame, real_function = module._Frame, module.CheckpointFunction
-
-    class SpyFrame(real_frame):
-        def __init__(self, *args, **kwargs):
-            used.append("minigrad.utils.checkpoint.checkpoint, which does all the work for you")
-            super().__init__(*args, **kwargs)
-
-    def spy_apply(*args):
-        used.append("minigrad.utils.checkpoint.checkpoint, which does all the work for you")
-        return real_function.apply(*args)
-
+def _ready_made(checkpoint):
+    """What an answer may not call, with what to tell: minigrad's checkpoint (either
+    variant) and a ``checkpoint`` function in the learner's namespace (section 5's helper)."""
+    module, minigrads = _checkpoint_module, "minigrad.utils.checkpoint.checkpoint, which does all the work for you"
+    ready_made = {module._Frame.__init__: minigrads, module.CheckpointFunction.forward: minigrads}
     namespace = getattr(checkpoint, "__globals__", None)
     helper = namespace.get("checkpoint") if isinstance(namespace, dict) else None
-    wrap_helper = (callable(helper) and helper is not checkpoint
-                   and helper is not module.checkpoint)
-    if wrap_helper:
-        def spy_helper(*args, **kwargs):
-            used.append("the checkpoint helper of section 5, which takes one input and no RNG state")
-            return helper(*args, **kwargs)
-        namespace["checkpoint"] = spy_helper
-    module._Frame = SpyFrame
-    module.CheckpointFunction = types.SimpleNamespace(apply=spy_apply)
-    try:
-        yield
-    finally:
-        module._Frame, module.CheckpointFunction = real_frame, real_function
-        if wrap_helper:
-            namespace["checkpoint"] = helper
+    if callable(helper) and hasattr(helper, "__code__") and helper not in (checkpoint, module.checkpoint):
+        ready_made[helper] = "the checkpoint helper of section 5, which takes one input and no RNG state"
+    return ready_made
 
 
 def _ckpt_weights(n):
@@ -378,9 +354,8 @@ def check_checkpoint(checkpoint):
     checkpoint or section 5's helper is refused."""
     def body():
         state = _get_rng_state()
-        used = []
         try:
-            with _spy_ready_made(checkpoint, used):
+            with _watch_calls(_ready_made(checkpoint)) as used:
                 result = _run_checkpoint(checkpoint)
         except NotImplementedError:
             raise
