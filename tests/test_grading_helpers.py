@@ -84,3 +84,38 @@ def test_autograde_raises_only_under_nbgrader(monkeypatch, capsys):
         autograde("02", "make_clip_hook", {})
     autograde("02", "predict_chain", {"predict_chain": _right_predict_chain})
     assert "✅" in capsys.readouterr().out
+
+
+def test_watch_calls_sees_a_call_under_any_name_and_on_other_threads():
+    import threading
+
+    from minigrad.exercises import lesson09, watch_calls
+    reference = lesson09._reference_saved_bytes
+    alias = reference                    # what a learner imported before the check ran
+
+    def calls_it():
+        try:
+            alias(None, None)
+        except Exception:                # noqa: BLE001 - only the call matters
+            pass
+    with watch_calls([reference]) as ran:
+        worker = threading.Thread(target=calls_it)
+        worker.start()
+        worker.join()
+    assert ran == ["_reference_saved_bytes"]
+    with watch_calls({reference: "the reference"}) as ran:
+        pass
+    assert ran == []
+
+
+def test_watch_calls_entered_again_inside_itself_restores_the_profiler():
+    import sys
+
+    from minigrad.exercises import watch_calls
+    before = sys.getprofile()
+    watcher = watch_calls([test_registry_names_real_checks_and_levels])
+    with watcher:
+        with watcher:                    # a nested backward inside a watched pass
+            pass
+        assert sys.getprofile() == watcher._profile
+    assert sys.getprofile() is before

@@ -77,7 +77,7 @@ def run_check(name, body):
     except AssertionError as exc:
         result = Result(False, f"{name}: {exc}")
     except Exception as exc:       # the learner's code raised: show where, briefly
-        last = _learners_frame(exc.__traceback__)
+        last = _learners_frame(exc.__traceback__) or traceback.extract_tb(exc.__traceback__)[-1]
         advice = next((a for text, a in _CRASH_ADVICE if text in str(exc)), "")
         result = Result(False, f"{name}: your code raised {type(exc).__name__}: {exc} "
                                f"(line {last.lineno}: {last.line}){advice}", "error")
@@ -100,10 +100,10 @@ _CRASH_ADVICE = [
 
 def _learners_frame(tb):
     """The deepest frame of ``tb`` outside minigrad and the installed libraries (the
-    learner's line that led to the crash), or the deepest frame if there is none."""
-    frames = traceback.extract_tb(tb)
-    mine = [f for f in frames if not os.path.abspath(f.filename).startswith(_LIBRARY_DIRS)]
-    return (mine or frames)[-1]
+    learner's line that led to the crash), or None if there is none."""
+    mine = [f for f in traceback.extract_tb(tb)
+            if not os.path.abspath(f.filename).startswith(_LIBRARY_DIRS)]
+    return mine[-1] if mine else None
 
 
 class watch_calls:
@@ -120,6 +120,7 @@ class watch_calls:
         labels = functions if isinstance(functions, dict) else {f: f.__qualname__ for f in functions}
         self._codes = {getattr(f, "__wrapped__", f).__code__: label for f, label in labels.items()}
         self.ran = []
+        self._previous = []             # a stack: the same watcher may be entered again inside
 
     def _profile(self, frame, event, arg):
         if event == "call" and frame.f_code in self._codes:
@@ -128,15 +129,16 @@ class watch_calls:
                 self.ran.append(name)
 
     def __enter__(self):
-        self._previous = sys.getprofile(), threading.getprofile()
+        self._previous.append((sys.getprofile(), threading.getprofile()))
         if self._codes:
             sys.setprofile(self._profile)
             threading.setprofile(self._profile)
         return self.ran
 
     def __exit__(self, *exc):
-        sys.setprofile(self._previous[0])
-        threading.setprofile(self._previous[1])
+        profile, thread_profile = self._previous.pop()
+        sys.setprofile(profile)
+        threading.setprofile(thread_profile)
         return False
 
 

@@ -15,13 +15,12 @@ one of the engine's parts that the exercises ask for (its dependency count, its 
 queue, its tensor-hook loop, its input-buffer sum), is reported as such: the learner's
 engine has to do the work itself. Checks print one verdict and never raise.
 """
-import traceback
 import warnings
 
 import minigrad as torch
 from minigrad.autograd import engine
 
-from . import (Result as _Result, hook_queuing_callbacks as _hook_queuing_callbacks,
+from . import (Result as _Result, _learners_frame, hook_queuing_callbacks as _hook_queuing_callbacks,
                run_check as _run_check, watch_calls as _watch_calls)
 
 __all__ = ["check_count_dependencies", "check_engine_loop", "check_full_engine", "SCENARIOS"]
@@ -464,10 +463,9 @@ def _trace(scenario, run_backward=None):
     except Exception as exc:
         log.append(f"raised {type(exc).__name__}: {exc}")
         # the learner's last line in the traceback, to show when the traces differ
-        frames = [f for f in traceback.extract_tb(exc.__traceback__)
-                  if "minigrad" not in f.filename.replace("\\", "/").split("/")]
-        if frames:
-            where = f"line {frames[-1].lineno} of your code: {frames[-1].line}"
+        frame = _learners_frame(exc.__traceback__)
+        if frame:
+            where = f"line {frame.lineno} of your code: {frame.line}"
     if run_backward is not None and engine.real_engine_runs() != before:
         raise _Bypass()
     if watcher.ran:
