@@ -488,8 +488,7 @@ class Tensor:
         return self._inplace(lambda s: apply_op(ops.fill, (s,), {"value": value}))
 
     def copy_(self, src):
-        src = _as_tensor(src, "copy_")
-        return self._inplace(lambda s: apply_op(ops.copy, (s, src)), (src,))
+        return self._inplace(lambda s: apply_op(ops.copy, (s, _as_tensor(src))), (_as_tensor(src, "copy_"),))
 
     def normal_(self, mean=0.0, std=1.0):
         return self._fill_random(lambda rng, shape: rng.normal(mean, std, shape))
@@ -900,22 +899,24 @@ class Tensor:
     mm = matmul
 
 
-def _type_error_to_not_implemented(operator):
+def _type_error_to_not_implemented(name):
     """PyTorch's binary operators answer a TypeError with NotImplemented, so Python
     tries the other operand and then raises its own "unsupported operand type(s) for
     +: 'Tensor' and 'NoneType'"; ``t == None`` is False, as for any other object."""
+    operator = getattr(Tensor, name)
+
     def wrapped(self, other):
         try:
             return operator(self, other)
         except TypeError:
             return NotImplemented
-    wrapped.__name__ = wrapped.__qualname__ = operator.__name__
-    return wrapped
+    wrapped.__name__, wrapped.__qualname__ = name, f"Tensor.{name}"
+    setattr(Tensor, name, wrapped)
 
 
 for _name in ("add radd sub rsub mul rmul truediv rtruediv matmul rmatmul pow rpow iadd isub imul "
               "itruediv eq ne lt le gt ge and or").split():
-    setattr(Tensor, f"__{_name}__", _type_error_to_not_implemented(getattr(Tensor, f"__{_name}__")))
+    _type_error_to_not_implemented(f"__{_name}__")
 
 
 def _unary_method(op):
