@@ -38,6 +38,16 @@ NAMES = (
     "c22_module_backward_hooks_prepend",
     "c23_global_module_hooks_first",
     "c24_module_pre_hook_not_first",
+    "c25_leaves_ready_together_fifo",
+    "c26_autograd_grad_touches_no_grad",
+    "c27_multi_grad_all_once_per_pass",
+    "c28_hook_modifies_grad_in_place",
+    "c29_post_accumulate_only_when_accumulated",
+    "c30_hook_on_unused_output",
+    "c31_full_hook_grad_input_kwargs",
+    "c32_handle_remove_same_pass",
+    "c33_saved_hooks_around_backward",
+    "c34_params_grad_in_full_hook",
 )
 
 VERDICTS = ("true", "false", "partly true")
