@@ -1,5 +1,15 @@
 CLAIM = "Leaves that become ready together run first-in first-out."
 VERDICT = "false"
+SOURCES = (
+    ("Until 2018 the engine's ready queue was a first-in first-out deque; this pull request "
+     "made it a priority queue, and the FIFO picture stayed.",
+     "https://github.com/pytorch/pytorch/pull/4746"),
+    ("AccumulateGrad nodes all get the highest priority (the same number), so they tie.",
+     "https://github.com/pytorch/pytorch/pull/7604"),
+    ("A recent request for a stricter, predictable execution order: today's order among ready "
+     "nodes is only opportunistic.",
+     "https://github.com/pytorch/pytorch/issues/198225"),
+)
 WHY = (
     "When one node hands gradients to several leaves in the same step, all their "
     "AccumulateGrad nodes become ready together, and they all carry the same sequence "

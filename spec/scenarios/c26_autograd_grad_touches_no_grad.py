@@ -1,5 +1,13 @@
 CLAIM = "torch.autograd.grad touches no .grad."
 VERDICT = "false"
+SOURCES = (
+    ("An issue reporting that a hook on the input ran under backward() but not under "
+     "autograd.grad: the two were expected to treat hooks alike.",
+     "https://github.com/pytorch/pytorch/issues/35802"),
+    ("The pull request that made tensor hooks, and retain_grad, run at the inputs of "
+     "autograd.grad.",
+     "https://github.com/pytorch/pytorch/pull/85849"),
+)
 WHY = (
     "autograd.grad captures the gradient of each requested input instead of running its "
     "AccumulateGrad node, so a leaf's .grad is left alone. But retain_grad() on a "

@@ -1,5 +1,13 @@
 CLAIM = 'Mode "all" of register_multi_grad_hook fires once per backward pass.'
 VERDICT = "false"
+SOURCES = (
+    ("The multi-grad hook design: the hook counts calls and fires when the count reaches the "
+     "number of tensors the pass will reach, computed on the first call.",
+     "https://github.com/pytorch/pytorch/issues/83617"),
+    ("A pull request noting that register_multi_grad_hook did not fire reliably in one use "
+     "case.",
+     "https://github.com/pytorch/pytorch/pull/101981"),
+)
 WHY = (
     "register_multi_grad_hook puts one inner hook on each tensor. In mode \"all\" the "
     "inner hooks count their calls per graph task and call fn when the count reaches the "
@@ -44,7 +52,8 @@ def run(torch):
 def check(trace):
     from ._util import index_of
     second = index_of(trace, "2.")
-    assert trace[1:second] == ["  fn got [[1.0, 1.0], [1.0, 1.0]]"], "without nesting: one call, both gradients"
+    assert trace[1:second] == ["  fn got [[1.0, 1.0], [1.0, 1.0]]"], \
+        "without nesting: one call, both gradients"
     assert trace[second + 1:] == ["  nested pass starts", "  fn got [[5.0, 5.0], None]",
                                   "  nested pass done", "  outer pass done"], \
         "the nested pass gets its call; the outer pass's call is lost:\n" + "\n".join(trace)

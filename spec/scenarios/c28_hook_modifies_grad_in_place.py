@@ -1,6 +1,14 @@
 CLAIM = ("A hook may modify grad in place instead of returning a new tensor: the effect "
          "is the same.")
 VERDICT = "false"
+SOURCES = (
+    ("The documentation of Tensor.register_hook says the hook should not modify its argument; "
+     "the claim is that doing it anyway works the same as returning a new gradient.",
+     "https://pytorch.org/docs/stable/generated/torch.Tensor.register_hook.html"),
+    ("A forum thread asking whether changing gradients in a hook and changing .grad directly "
+     "are equivalent.",
+     "https://discuss.pytorch.org/t/if-two-different-way-to-modify-grad-manually-is-equivalent/81640"),
+)
 WHY = (
     "A tensor hook receives the engine's own gradient tensor, not a copy, and the engine "
     "passes gradients on without copying them whenever it can: a sum's backward expands "

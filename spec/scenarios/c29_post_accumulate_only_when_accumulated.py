@@ -1,5 +1,13 @@
 CLAIM = "A post-accumulate-grad hook fires only when a gradient was accumulated into .grad."
 VERDICT = "false"
+SOURCES = (
+    ("The pull request adding post-accumulate-grad hooks describes them as running after .grad"
+     " has been updated.",
+     "https://github.com/pytorch/pytorch/pull/107063"),
+    ("An issue on AccumulateGrad returning early, before some hooks, when the incoming "
+     "gradient is None.",
+     "https://github.com/pytorch/pytorch/issues/60796"),
+)
 WHY = (
     "A post-hook on a grad_fn may return None in place of a gradient: the edge then "
     "carries an undefined gradient. The engine still counts the edge as delivered, so "

@@ -1,5 +1,10 @@
 CLAIM = "A hook on an output that gets no gradient never fires."
 VERDICT = "false"
+SOURCES = (
+    ("An issue on hooks of outputs that get no gradient: the hook on one output of unbind was "
+     "called with None, while a hook on an indexing output was not called at all.",
+     "https://github.com/pytorch/pytorch/issues/11751"),
+)
 WHY = (
     "A tensor hook is a pre-hook of the tensor's grad_fn for the input slot of that "
     "tensor, and it runs whenever that node runs, whatever the slot holds. unbind makes "

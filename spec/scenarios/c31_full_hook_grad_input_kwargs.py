@@ -1,5 +1,13 @@
 CLAIM = "A module's full backward hook gets, in grad_input, the gradient of every tensor input."
 VERDICT = "false"
+SOURCES = (
+    ("The pull request that introduced register_full_backward_hook to cover all tensor inputs "
+     "and outputs of a module.",
+     "https://github.com/pytorch/pytorch/pull/46163"),
+    ("The pull request that added global module hooks; its docstring says grad_input only "
+     "corresponds to the positional arguments.",
+     "https://github.com/pytorch/pytorch/pull/38972"),
+)
 WHY = (
     "register_full_backward_hook routes the module's inputs through an identity autograd "
     "Function (BackwardHookFunction) before forward runs, and grad_input is what comes "

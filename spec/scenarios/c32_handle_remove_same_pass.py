@@ -1,5 +1,10 @@
 CLAIM = "handle.remove() called inside a hook takes effect in the same backward pass."
 VERDICT = "false"
+SOURCES = (
+    ("The documentation of Tensor.register_hook: handle.remove() removes the hook; it does not"
+     " say when the removal takes effect during a pass.",
+     "https://pytorch.org/docs/stable/generated/torch.Tensor.register_hook.html"),
+)
 WHY = (
     "When the engine reaches a node it copies the list of the hooks to call, then calls "
     "them one by one from that copy. Removing a hook deletes it from the tensor's hook "

@@ -1,5 +1,12 @@
 CLAIM = "A saved_tensors_hooks pair active only around backward() is never used."
 VERDICT = "false"
+SOURCES = (
+    ("The pull request that added default saved-tensor hooks tests them with a double "
+     "backward, where the backward pass itself saves tensors.",
+     "https://github.com/pytorch/pytorch/pull/61834"),
+    ("The autograd notes on saved-tensor hooks.",
+     "https://pytorch.org/docs/stable/notes/autograd.html"),
+)
 WHY = (
     "saved_tensors_hooks applies to every tensor saved for backward while the context "
     "is active, and with create_graph=True the backward pass itself records a graph: the "

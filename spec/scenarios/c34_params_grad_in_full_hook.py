@@ -1,6 +1,13 @@
 CLAIM = ("Inside a module's full backward hook, the gradients of the module's parameters "
          "are already in their .grad.")
 VERDICT = "partly true"
+SOURCES = (
+    ("An issue: a user expected the parameters' .grad to be set inside a full backward hook "
+     "and found None.",
+     "https://github.com/pytorch/pytorch/issues/149938"),
+    ("The documentation of register_full_backward_hook.",
+     "https://pytorch.org/docs/stable/generated/torch.nn.Module.html"),
+)
 WHY = (
     "A full backward hook is a post-hook of the identity node that the module's inputs "
     "go through (BackwardHookFunction), so when an input requires grad it fires after "
