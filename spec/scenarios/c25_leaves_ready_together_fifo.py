@@ -2,7 +2,7 @@ CLAIM = "Leaves that become ready together run first-in first-out."
 VERDICT = "false"
 SOURCES = (
     ("Until 2018 the engine's ready queue was a first-in first-out deque; this pull request "
-     "made it a priority queue, and the FIFO picture stayed.",
+     "replaced it with a priority queue.",
      "https://github.com/pytorch/pytorch/pull/4746"),
     ("AccumulateGrad nodes all get the highest priority (the same number), so they tie.",
      "https://github.com/pytorch/pytorch/pull/7604"),
@@ -35,10 +35,10 @@ def run(torch):
 
 
 def check(trace):
-    from ._util import line
-    assert line(trace, "stack of 6") == "stack of 6 leaves (pushed 0..5): accumulated [0, 2, 5, 4, 1, 3]", \
-        "six tied leaves pop in the heap's order"
-    fifo = [t for t in trace if t.endswith(str(list(range(int(t.split()[2])))))]
-    assert len(fifo) < len(trace), "first-in first-out would give 0, 1, 2, ... for every stack"
-    lifo = [t for t in trace if t.endswith(str(list(reversed(range(int(t.split()[2]))))))]
-    assert len(lifo) < len(trace), "and it is not last-in first-out either"
+    import ast
+    orders = [ast.literal_eval(t.split("accumulated ")[1]) for t in trace]
+    assert orders[-1] == [0, 2, 5, 4, 1, 3], "six tied leaves pop in the heap's order"
+    assert any(order != sorted(order) for order in orders), \
+        "first-in first-out would give 0, 1, 2, ... for every stack"
+    assert all(order != sorted(order, reverse=True) for order in orders), \
+        "and it is not last-in first-out either"
