@@ -21,20 +21,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-SPEC = ROOT / "spec"
+from make_spec_notebooks import load_registry, report   # tools/ is on sys.path when run
+
 TORCH_VERSION = "2.13"
-
-
-def load_scenarios():
-    sys.path.insert(0, str(SPEC))
-    try:
-        import scenarios
-        return scenarios
-    finally:
-        sys.path.remove(str(SPEC))
 
 
 def recording_text(name: str, trace: list[str], torch_version: str) -> str:
@@ -55,7 +45,7 @@ def main(argv=None) -> int:
         print(f"the spec records PyTorch {TORCH_VERSION}; torch {torch.__version__} is installed "
               f"(pip install -e '.[torch]')", file=sys.stderr)
         return 2
-    scenarios = load_scenarios()
+    scenarios = load_registry()
     unknown = sorted(set(args.names) - set(scenarios.NAMES))
     if unknown:
         print(f"unknown scenario(s): {', '.join(unknown)}", file=sys.stderr)
@@ -77,14 +67,7 @@ def main(argv=None) -> int:
     known = {scenarios.torch_trace_path(name).name for name in scenarios.NAMES}
     orphans = [p for p in sorted(scenarios.TORCH_TRACES.glob("*.json")) if p.name not in known]
 
-    for p in stale:
-        print(("stale: " if args.check else "wrote: ") + str(p.relative_to(ROOT)))
-    for p in orphans:
-        print(f"orphan (no scenario module): {p.relative_to(ROOT)}")
-    if args.check and (stale or orphans):
-        print("run: python tools/record_torch_traces.py", file=sys.stderr)
-        return 1
-    return 0
+    return report(stale, orphans, args.check, "python tools/record_torch_traces.py")
 
 
 if __name__ == "__main__":
