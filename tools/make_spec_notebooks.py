@@ -3,15 +3,20 @@
 
 Each scenario module (see ``spec/scenarios/__init__.py``) becomes one notebook:
 
-1. markdown: the claim, PyTorch 2.13's verdict and why (the module's CLAIM, VERDICT, WHY);
-2. code:     ``import minigrad as torch`` and the scenario import;
+1. markdown: the claim, PyTorch 2.13's verdict and why, and where the claim is made (the
+   module's CLAIM, VERDICT, WHY, SOURCES);
+2. code:     ``import minigrad as torch`` and the scenario import (works with the kernel
+   started in spec/ or at the repository root);
 3. markdown: the source of ``run`` as a code block (taken from the module now);
-4. code:     run it and print the trace;
-5. markdown: the source of ``check`` as a code block;
-6. code:     ``scenario.check(trace)`` and the verdict.
+4. code:     run it with minigrad and print the trace;
+5. markdown: where PyTorch's trace comes from;
+6. code:     print PyTorch 2.13's recorded trace (``spec/torch_traces/``, written by
+   tools/record_torch_traces.py) and whether minigrad's is identical;
+7. markdown: the source of ``check`` as a code block;
+8. code:     ``scenario.check`` on PyTorch's trace and on minigrad's, and the verdict.
 
 The scenario code stays in the module (one copy, also run under real PyTorch by
-tests/test_spec_crosscheck.py); the notebook only shows it.
+tests/test_spec_crosscheck.py and tools/record_torch_traces.py); the notebook only shows it.
 
 Idempotent: cell ids are fixed, and a cell whose source has not changed keeps its stored
 outputs, execution count and metadata, so running this on executed notebooks changes
@@ -32,6 +37,7 @@ import inspect
 import sys
 import textwrap
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import nbformat
 
@@ -43,17 +49,65 @@ BEGIN, END = "<!-- claims:begin -->", "<!-- claims:end -->"
 KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
 
 
-def load_scenarios():
+def load_registry():
+    """The ``spec/scenarios`` package (imported as ``scenarios``, as the notebooks do)."""
     sys.path.insert(0, str(SPEC))
     try:
         import scenarios
-        return scenarios.all_scenarios()
+        return scenarios
     finally:
         sys.path.remove(str(SPEC))
 
 
+def load_scenarios():
+    return load_registry().all_scenarios()
+
+
+def report(stale, orphans, check: bool, command: str) -> int:
+    """Print what was written (or is stale) and what has no scenario; the exit status."""
+    for p in stale:
+        shown = p.relative_to(ROOT) if p.is_relative_to(ROOT) else p
+        print(("stale: " if check else "wrote: ") + str(shown))
+    for p in orphans:
+        print(f"orphan (no scenario module): {p}")
+    if check and (stale or orphans):
+        print(f"run: {command}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def source_block(fn) -> str:
     return "```python\n" + textwrap.dedent(inspect.getsource(fn)).rstrip() + "\n```"
+
+
+def link_label(url: str) -> str:
+    """A short name for a source: ``owner/repo#123`` for a GitHub issue or pull request,
+    else the site's host name."""
+    parts = urlsplit(url)
+    path = parts.path.strip("/").split("/")
+    if parts.netloc == "github.com" and len(path) == 4 and path[2] in ("issues", "pull"):
+        return f"{path[0]}/{path[1]}#{path[3]}"
+    return parts.netloc
+
+
+def sources_block(sources) -> str:
+    return "\n".join(f"- {text} ([{link_label(url)}]({url}))" for text, url in sources)
+
+
+IMPORT_CELL = """import minigrad as torch
+try:                                # the kernel started in spec/ (JupyterLab, nbval)
+    from scenarios import {name} as scenario, recorded_torch_trace
+except ModuleNotFoundError:         # ... or at the repository root
+    from spec.scenarios import {name} as scenario, recorded_torch_trace"""
+
+COMPARE_CELL = """torch_trace = recorded_torch_trace("{name}")
+print("\\n".join(torch_trace))
+print()
+print("identical to PyTorch 2.13:", trace == torch_trace)"""
+
+VERDICT_CELL = """scenario.check(torch_trace)         # the verdict holds for PyTorch 2.13
+scenario.check(trace)               # and for minigrad
+print("verdict:", scenario.VERDICT)"""
 
 
 def cells_for(name: str, mod) -> list[tuple[str, str]]:
@@ -63,18 +117,25 @@ def cells_for(name: str, mod) -> list[tuple[str, str]]:
         f"# {num}: {mod.CLAIM}\n\n"
         f"**Verdict under PyTorch 2.13: {mod.VERDICT}.**\n\n"
         f"{mod.WHY}\n\n"
-        f"The scenario lives in `scenarios/{name}.py`. This notebook runs it with minigrad; "
-        f"`tests/test_spec_crosscheck.py` runs the same code with real PyTorch and requires "
-        f"the identical trace."
+        f"**Where the claim comes from:**\n\n{sources_block(mod.SOURCES)}\n\n"
+        f"The scenario lives in `scenarios/{name}.py`. This notebook runs it with minigrad "
+        f"and shows PyTorch 2.13's trace of the same code, recorded in "
+        f"`torch_traces/{name}.json` by `tools/record_torch_traces.py`; "
+        f"`tests/test_spec_crosscheck.py` records it again with real PyTorch and fails if "
+        f"the recording is stale or minigrad's trace differs."
     )
     return [
         ("markdown", intro),
-        ("code", f"import minigrad as torch\nfrom scenarios import {name} as scenario"),
+        ("code", IMPORT_CELL.format(name=name)),
         ("markdown", "The scenario (it uses only the `torch` module it is given):\n\n"
                      + source_block(mod.run)),
-        ("code", 'trace = scenario.run(torch)\nprint("\\n".join(trace))'),
-        ("markdown", "The verdict, as assertions on the trace:\n\n" + source_block(mod.check)),
-        ("code", 'scenario.check(trace)\nprint("verdict:", scenario.VERDICT)'),
+        ("code", 'trace = scenario.run(torch)      # minigrad\nprint("\\n".join(trace))'),
+        ("markdown", f"PyTorch 2.13's trace of the same scenario (`torch_traces/{name}.json`), "
+                     f"and whether minigrad's is the same, line for line:"),
+        ("code", COMPARE_CELL.format(name=name)),
+        ("markdown", "The verdict, as assertions on a trace (PyTorch's, then minigrad's):\n\n"
+                     + source_block(mod.check)),
+        ("code", VERDICT_CELL),
     ]
 
 
@@ -148,14 +209,7 @@ def main(argv=None) -> int:
                 if not args.check:
                     README.write_text(new, encoding="utf-8")
 
-    for p in stale:
-        print(("stale: " if args.check else "wrote: ") + str(p.relative_to(ROOT) if p.is_relative_to(ROOT) else p))
-    for p in orphans:
-        print(f"orphan (no scenario module): {p}")
-    if args.check and (stale or orphans):
-        print("run: python tools/make_spec_notebooks.py", file=sys.stderr)
-        return 1
-    return 0
+    return report(stale, orphans, args.check, "python tools/make_spec_notebooks.py")
 
 
 if __name__ == "__main__":

@@ -4,14 +4,20 @@ Every module ``cNN_<name>`` exposes:
 
 * ``CLAIM``   -- the claim as it is commonly stated (blog posts, Q&A answers);
 * ``VERDICT`` -- "true", "false" or "partly true", as PyTorch 2.13 decides;
+* ``SOURCES`` -- where the claim is made or the topic is documented: ``(what the page
+  says, in our words, its public https address)`` pairs;
 * ``WHY``     -- one paragraph: which engine rule causes the behaviour;
 * ``run(torch) -> list[str]`` -- the scenario, using only the module it is given
   (real ``torch`` or ``minigrad``), returning deterministic trace lines;
 * ``check(trace) -> None`` -- the verdict as assertions on the trace.
 
-``NAMES`` is the registry, in notebook order.
+``NAMES`` is the registry, in notebook order. PyTorch 2.13's trace of each scenario is
+committed as data in ``spec/torch_traces/<name>.json`` (written by
+``tools/record_torch_traces.py``), so a notebook can show it without torch installed.
 """
 import importlib
+import json
+from pathlib import Path
 
 NAMES = (
     "c01_hooks_lifo",
@@ -38,9 +44,22 @@ NAMES = (
     "c22_module_backward_hooks_prepend",
     "c23_global_module_hooks_first",
     "c24_module_pre_hook_not_first",
+    "c25_leaves_ready_together_fifo",
+    "c26_autograd_grad_touches_no_grad",
+    "c27_multi_grad_all_once_per_pass",
+    "c28_hook_modifies_grad_in_place",
+    "c29_post_accumulate_only_when_accumulated",
+    "c30_hook_on_unused_output",
+    "c31_full_hook_grad_input_kwargs",
+    "c32_handle_remove_same_pass",
+    "c33_saved_hooks_around_backward",
+    "c34_params_grad_in_full_hook",
 )
 
 VERDICTS = ("true", "false", "partly true")
+
+#: Where PyTorch's recorded traces live: one JSON file per scenario.
+TORCH_TRACES = Path(__file__).resolve().parent.parent / "torch_traces"
 
 
 def load(name):
@@ -51,3 +70,18 @@ def load(name):
 def all_scenarios():
     """[(name, module)] for every registered scenario, in order."""
     return [(name, load(name)) for name in NAMES]
+
+
+def torch_trace_path(name):
+    """The file holding PyTorch 2.13's recorded trace of scenario ``name``."""
+    return TORCH_TRACES / f"{name}.json"
+
+
+def recorded_torch_trace(name):
+    """PyTorch 2.13's trace of scenario ``name``, as recorded by
+    ``tools/record_torch_traces.py`` (a list of lines, like ``run(torch)`` returns)."""
+    path = torch_trace_path(name)
+    if not path.exists():
+        raise FileNotFoundError(f"no recording of {name} under PyTorch: run "
+                                f"python tools/record_torch_traces.py {name}")
+    return json.loads(path.read_text(encoding="utf-8"))["trace"]

@@ -1,5 +1,16 @@
 CLAIM = "Several hooks registered on one tensor run last-registered-first (LIFO)."
 VERDICT = "false"
+SOURCES = (
+    ("A survey of PyTorch's hooks (dev-discuss, 'PyTorch hooks Part 1') lists what each hook "
+     "receives but says nothing about the order of several hooks on one tensor, which left "
+     "readers to guess it.",
+     "https://dev-discuss.pytorch.org/t/pytorch-hooks-part-1-all-the-available-hooks/246"),
+    ("Hook ordering was reworked in this pull request: tensor hooks before grad_fn pre-hooks, "
+     "retain_grad last.",
+     "https://github.com/pytorch/pytorch/pull/85849"),
+    ("Where the order is documented now (\"Backward Hooks execution\").",
+     "https://pytorch.org/docs/stable/notes/autograd.html"),
+)
 WHY = (
     "Every owner (a tensor, a grad_fn, a module) keeps its hooks in one ordered dict keyed "
     "by the handle id, and the engine walks a snapshot of that dict from the front: hooks "

@@ -1,6 +1,14 @@
 CLAIM = ("Only the innermost saved_tensors_hooks pair applies, and the pair is captured when "
          "the tensor is saved, not when it is used.")
 VERDICT = "true"
+SOURCES = (
+    ("The autograd notes introduce saved_tensors_hooks and say what pack and unpack receive; "
+     "the nesting rule (innermost pair wins, bound at save time) is what this notebook checks.",
+     "https://pytorch.org/docs/stable/notes/autograd.html"),
+    ("The pull request that documented saved-tensor hooks, with the review discussing what "
+     "pack and unpack may do.",
+     "https://github.com/pytorch/pytorch/pull/62362"),
+)
 WHY = (
     "saved_tensors_hooks pushes its (pack, unpack) pair on a thread-local stack. When an op "
     "saves a tensor for backward, only the top of that stack is consulted: pack runs right "

@@ -2,6 +2,16 @@ CLAIM = ("A module's full backward hook fires once gradients w.r.t. its inputs a
          "if no input requires grad it fires on the output gradients (with a warning); "
          "if no output requires grad it never fires.")
 VERDICT = "true"
+SOURCES = (
+    ("An issue reports the full backward hook firing at a different point when the input does "
+     "not require grad; a maintainer answers that it then fires on the outputs' gradients, and"
+     " that this was not documented.",
+     "https://github.com/pytorch/pytorch/issues/100528"),
+    ("The pull request that made the hook fire at all when no input requires grad.",
+     "https://github.com/pytorch/pytorch/pull/56693"),
+    ("The documentation of register_full_backward_hook, which now lists the three cases.",
+     "https://pytorch.org/docs/stable/generated/torch.nn.Module.html"),
+)
 WHY = (
     "register_full_backward_hook works by passing the module's tensor inputs and outputs "
     "through an identity autograd Function (BackwardHookFunction). The hook is a post-hook "

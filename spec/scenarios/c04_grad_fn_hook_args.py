@@ -1,6 +1,13 @@
 CLAIM = ("The first argument of a grad_fn post-hook is the op's inputs "
          "(or what save_for_backward saved).")
 VERDICT = "false"
+SOURCES = (
+    ("A tutorial on Node.register_hook warns that grad_inputs and grad_outputs are easily "
+     "confused with the op's forward inputs and outputs.",
+     "https://runebook.dev/en/docs/pytorch/generated/torch.autograd.graph.node.register_hook"),
+    ("The documentation of Node.register_hook: grad_inputs are gradients, not the op's inputs.",
+     "https://pytorch.org/docs/2.5/generated/torch.autograd.graph.Node.register_hook.html"),
+)
 WHY = (
     "A node in the backward graph maps gradients to gradients: its inputs are the gradients "
     "w.r.t. the forward op's outputs (grad_outputs) and its outputs are the gradients w.r.t. "

@@ -1,6 +1,13 @@
 CLAIM = ("retain_grad() stores the gradient after the tensor's hooks changed it, "
          "whatever the registration order.")
 VERDICT = "true"
+SOURCES = (
+    ("The pull request that fixed hook ordering says retain_grad's hooks always execute last, "
+     "after the other tensor hooks.",
+     "https://github.com/pytorch/pytorch/pull/85849"),
+    ("The autograd notes' section on the order of backward hooks.",
+     "https://pytorch.org/docs/stable/notes/autograd.html"),
+)
 WHY = (
     "retain_grad() on a non-leaf does not join the tensor's hook dict. It installs a "
     "separate retains-grad hook on the grad_fn, and when the engine reaches that node it "

@@ -1,6 +1,14 @@
 CLAIM = ("A hook on a leaf runs before the gradient is accumulated into .grad; "
          "a post-accumulate hook runs after it.")
 VERDICT = "true"
+SOURCES = (
+    ("The pull request adding register_post_accumulate_grad_hook: its hook runs after .grad "
+     "has been updated.",
+     "https://github.com/pytorch/pytorch/pull/107063"),
+    ("A maintainer explains that register_hook on a parameter fires before the gradient is "
+     "accumulated, which is why a post-accumulate hook was wanted.",
+     "https://github.com/pytorch/pytorch/issues/76464"),
+)
 WHY = (
     "A leaf's gradient is written by its AccumulateGrad node. Hooks registered with "
     "register_hook on the leaf are that node's tensor pre-hooks: they run before apply(), "

@@ -1,6 +1,14 @@
 CLAIM = ("A multi-grad hook fires once per backward; in mode=\"any\" it gets only the "
          "first gradient.")
 VERDICT = "partly true"
+SOURCES = (
+    ("The design discussion of multi-grad hooks: fn is called once, when the gradients of all "
+     "the tensors the pass reaches have been computed.",
+     "https://github.com/pytorch/pytorch/issues/83617"),
+    ("The pull request that added mode=\"any\": fn runs when the gradient of any one tensor is "
+     "computed.",
+     "https://github.com/pytorch/pytorch/pull/117984"),
+)
 WHY = (
     "register_multi_grad_hook puts one ordinary tensor hook on each tensor. In mode=\"any\" "
     "the first of them to fire in a graph task calls fn with that gradient and the others "

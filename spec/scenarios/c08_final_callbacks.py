@@ -1,5 +1,13 @@
 CLAIM = "Final callbacks run once, after every node, even when queued from inside a hook."
 VERDICT = "true"
+SOURCES = (
+    ("queue_callback is described as the way to run code right after the backward pass "
+     "finishes.",
+     "https://github.com/pytorch/pytorch/pull/193958"),
+    ("An issue reporting a callback that never fired because a nested (reentrant) pass cleared"
+     " it; it proposes keeping callbacks per graph task.",
+     "https://github.com/pytorch/pytorch/issues/24965"),
+)
 WHY = (
     "torch.autograd.Variable._execution_engine.queue_callback(cb) appends cb to the "
     "running graph task's list of final callbacks, so it can only be called while a "

@@ -1,5 +1,10 @@
 CLAIM = "Hooks on a tensor used twice fire once, with the summed gradient."
 VERDICT = "true"
+SOURCES = (
+    ("The documentation of Tensor.register_hook: the hook is called every time a gradient with"
+     " respect to the tensor is computed (read as: once per use).",
+     "https://pytorch.org/docs/stable/generated/torch.Tensor.register_hook.html"),
+)
 WHY = (
     "A tensor's hooks belong to its producing node. The engine counts how many edges point "
     "to each node and only queues the node once every consumer has delivered its "

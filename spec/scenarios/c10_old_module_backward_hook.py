@@ -1,6 +1,14 @@
 CLAIM = ("The old register_backward_hook on a module made of several ops sees only the "
          "last op's gradients.")
 VERDICT = "true"
+SOURCES = (
+    ("An early issue: a module computing x + y + z got only two entries in grad_input; the "
+     "answer was that module hooks sit on the last function the module created.",
+     "https://github.com/pytorch/pytorch/issues/598"),
+    ("The pull request that deprecated register_backward_hook for this reason and added "
+     "register_full_backward_hook.",
+     "https://github.com/pytorch/pytorch/pull/46163"),
+)
 WHY = (
     "The deprecated Module.register_backward_hook simply registers a post-hook on the "
     "grad_fn of the module's output tensor. For a module made of several autograd ops, that "

@@ -1,12 +1,22 @@
-CLAIM = ("In torch.autograd.grad, .grad is left alone, tensor hooks still run, "
-         "post-accumulate hooks do not.")
+CLAIM = ("In torch.autograd.grad, a leaf's .grad is left alone, its tensor hooks still run, "
+         "its post-accumulate hooks do not.")
 VERDICT = "true"
+SOURCES = (
+    ("An issue reports that a hook on the input tensor was not called under autograd.grad (it "
+     "is now: the ordering fix made tensor hooks always run).",
+     "https://github.com/pytorch/pytorch/issues/35802"),
+    ("The pull request that made tensor hooks run for the inputs of autograd.grad.",
+     "https://github.com/pytorch/pytorch/pull/85849"),
+)
 WHY = (
     "torch.autograd.grad does not accumulate: for each requested input the engine installs "
     "a capture at that input's node instead of running it. The node is still visited, so "
     "its tensor hooks (and retain_grad) run and the captured value is the hooked one; but "
     "the node itself is not executed. For a leaf that node is AccumulateGrad, so .grad is "
-    "untouched and post-accumulate hooks, which live inside AccumulateGrad, never run."
+    "untouched and post-accumulate hooks, which live inside AccumulateGrad, never run. "
+    "This holds for leaves only: a non-leaf that called retain_grad() keeps its retained "
+    "gradient with the tensor hooks of its grad_fn, so autograd.grad does write its .grad "
+    "(see c26)."
 )
 
 

@@ -1,13 +1,25 @@
 CLAIM = ("When several nodes are ready, the one created last runs first, and AccumulateGrad "
          "runs as soon as it can.")
 VERDICT = "true"
+SOURCES = (
+    ("The pull request that replaced the engine's first-in first-out queue by a priority queue"
+     " on creation time, so that the most recent node runs first.",
+     "https://github.com/pytorch/pytorch/pull/4746"),
+    ("The pull request that gave AccumulateGrad the highest priority.",
+     "https://github.com/pytorch/pytorch/pull/7604"),
+    ("The sequence-number note in the engine, and a maintainer's reason for running "
+     "AccumulateGrad as soon as possible.",
+     "https://github.com/pytorch/pytorch/pull/52180"),
+)
 WHY = (
     "The engine's ready queue is a priority queue ordered by each node's sequence number, "
     "a counter that increases every time a node is created in forward. So among ready "
     "nodes the most recently created one runs next: a rough reverse of the forward order, "
     "not a depth-first or breadth-first walk. AccumulateGrad nodes get the largest possible "
     "sequence number, so a leaf is accumulated as soon as its gradient is complete, ahead "
-    "of every other ready node."
+    "of every other ready node. Because every AccumulateGrad node has that same number, "
+    "several leaves that become ready together tie, and the tie is broken by the layout of "
+    "the binary heap (C++'s std::priority_queue), not by the order they arrived in (see c25)."
 )
 
 

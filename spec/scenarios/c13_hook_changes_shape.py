@@ -1,5 +1,10 @@
 CLAIM = "A hook may change the gradient's shape."
 VERDICT = "false"
+SOURCES = (
+    ("The documentation of Tensor.register_hook: the hook may return a new gradient to use in "
+     "place of grad (it does not say that the shape must stay).",
+     "https://pytorch.org/docs/stable/generated/torch.Tensor.register_hook.html"),
+)
 WHY = (
     "Whatever a tensor hook returns replaces the gradient, and the engine checks the "
     "replacement against the original: same dtype, same device, exactly the same size. "

@@ -1,5 +1,12 @@
 CLAIM = "Saved-tensor hooks make in-place modification safe."
 VERDICT = "false"
+SOURCES = (
+    ("The pull request applying saved-tensor hooks notes that in-place changes made through "
+     "them are not all caught.",
+     "https://github.com/pytorch/pytorch/pull/60975"),
+    ("The autograd notes on saved-tensor hooks.",
+     "https://pytorch.org/docs/stable/notes/autograd.html"),
+)
 WHY = (
     "Normally a saved tensor remembers the version counter of its tensor at save time; "
     "every in-place op bumps the counter, and unpacking a saved tensor whose version "

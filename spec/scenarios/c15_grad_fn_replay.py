@@ -1,5 +1,9 @@
 CLAIM = "grad_fn(*grad_outputs) replays the backward computation."
 VERDICT = "partly true"
+SOURCES = (
+    ("We found no public page stating it; the PyTorch page on the topic is the autograd notes.",
+     "https://pytorch.org/docs/stable/notes/autograd.html"),
+)
 WHY = (
     "Calling a node directly runs only its own backward formula (apply) on the gradients "
     "you pass, and returns one result per next edge. It is not an engine run: no tensor "

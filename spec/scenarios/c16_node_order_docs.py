@@ -1,6 +1,13 @@
 CLAIM = ("At a node, hooks run in the order the autograd notes give: tensor hooks, then "
          "grad_fn pre-hooks, then retain_grad.")
 VERDICT = "partly true"
+SOURCES = (
+    ("The pull request that documented the hook order in the autograd notes (\"Backward Hooks "
+     "execution\").",
+     "https://github.com/pytorch/pytorch/pull/91667"),
+    ("The notes themselves.",
+     "https://pytorch.org/docs/stable/notes/autograd.html"),
+)
 WHY = (
     "Tensor hooks are the node's tensor pre-hooks and do run first, so a grad_fn "
     "pre-hook sees the gradient after the tensor hooks changed it. But the engine "

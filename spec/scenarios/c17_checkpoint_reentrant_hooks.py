@@ -1,5 +1,16 @@
 CLAIM = "Reentrant and non-reentrant checkpointing fire hooks the same way."
 VERDICT = "false"
+SOURCES = (
+    ("An issue: a parameter's gradient hook ran twice with reentrant checkpointing when the "
+     "parameter was also used outside the checkpoint.",
+     "https://github.com/pytorch/pytorch/issues/81296"),
+    ("The rollout plan of non-reentrant checkpointing, which had to guarantee that gradient "
+     "hooks are called once.",
+     "https://github.com/pytorch/pytorch/issues/65537"),
+    ("The torch.utils.checkpoint documentation, which lists the differences between the "
+     "variants.",
+     "https://docs.pytorch.org/docs/2.12/checkpoint.html"),
+)
 WHY = (
     "The two variants build different graphs. use_reentrant=True is a custom Function: "
     "its forward runs fn under no_grad, so tensors made inside fn do not require grad and "

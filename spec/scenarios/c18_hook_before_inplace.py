@@ -1,5 +1,12 @@
 CLAIM = "A hook registered before an in-place op sees the old gradient."
 VERDICT = "true"
+SOURCES = (
+    ("A pull request on retain_grad after in-place shows a hook registered before the in-place"
+     " op getting the gradient of the old version.",
+     "https://github.com/pytorch/pytorch/pull/79767"),
+    ("The follow-up that fixed retain_grad after in-place ops.",
+     "https://github.com/pytorch/pytorch/pull/79996"),
+)
 WHY = (
     "An in-place op gives the tensor a new grad_fn (the op's node), whose edge leads to "
     "the old one. A tensor hook is attached to the node the tensor has when the hook is "

@@ -1,6 +1,11 @@
 CLAIM = ("Hooks on a view see the view's gradient; in-place through a view rewrites the "
          "base's graph (CopySlices).")
 VERDICT = "partly true"
+SOURCES = (
+    ("The autograd notes cover in-place operations and views; we found no public page that "
+     "states where hooks on a view go after an in-place change.",
+     "https://pytorch.org/docs/stable/notes/autograd.html"),
+)
 WHY = (
     "The second half is true: after v = h[:, :2]; v.relu_(), h.grad_fn is "
     "torch::autograd::CopySlices, whose edge is h's old node; in backward it runs the "
@@ -49,7 +54,8 @@ def check(trace):
     assert not any(t.startswith("view hook") for t in trace[first:second]), \
         "the base's gradient does not pass through the view's node"
     assert trace[first + 1] == "base hook: [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]"
-    assert trace[first + 2] == "  x.grad = [[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]", "relu's derivative on the view's part"
+    assert trace[first + 2] == "  x.grad = [[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]", \
+        "relu's derivative on the view's part"
     assert trace[second + 1] == "view hook registered after relu_: [[10.0, 10.0], [10.0, 10.0]]", \
         "only the view's own uses"
     assert trace[second + 3] == "  x.grad = [[11.0, 0.0, 1.0], [0.0, 11.0, 1.0]]"

@@ -1,6 +1,13 @@
 CLAIM = ("Hooks on a leaf tensor run last-registered-first (LIFO), because they sit on "
          "the AccumulateGrad node rather than on a grad_fn.")
 VERDICT = "false"
+SOURCES = (
+    ("A maintainer explains that register_hook on a parameter registers a pre-hook of its "
+     "AccumulateGrad node, firing before accumulation.",
+     "https://github.com/pytorch/pytorch/issues/76464"),
+    ("The autograd notes' section on the order of backward hooks.",
+     "https://pytorch.org/docs/stable/notes/autograd.html"),
+)
 WHY = (
     "A leaf's tensor hooks are the tensor pre-hooks of its AccumulateGrad node, read from "
     "the leaf's own ordered dict of hooks, exactly as a non-leaf's hooks are read by its "
@@ -47,6 +54,6 @@ def check(trace):
     assert c < p1 < p2, "post-accumulate hooks run after every tensor hook, in registration order"
     assert trace[p1].endswith("[114.0, 114.0]"), "the chained result is what is accumulated"
     second = trace[index_of(trace, "second backward"):]
-    assert [l.split(" got")[0] for l in second if l.startswith("leaf hook")] == \
+    assert [t.split(" got")[0] for t in second if t.startswith("leaf hook")] == \
         ["leaf hook A", "leaf hook B", "leaf hook C", "leaf hook D"], \
         "a hook added later runs last"

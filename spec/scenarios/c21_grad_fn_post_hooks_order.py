@@ -1,6 +1,12 @@
 CLAIM = ("Post-hooks registered on a grad_fn (grad_fn.register_hook) run "
          "last-registered-first, and each sees the node's original grad_inputs.")
 VERDICT = "false"
+SOURCES = (
+    ("The documentation of Node.register_hook: each hook may return new grad_inputs.",
+     "https://pytorch.org/docs/2.5/generated/torch.autograd.graph.Node.register_hook.html"),
+    ("The autograd notes' section on the order of backward hooks.",
+     "https://pytorch.org/docs/stable/notes/autograd.html"),
+)
 WHY = (
     "The Python post-hooks of a node live in one ordered dict keyed by the handle id, "
     "which the node carries as a single post-hook. After the node's backward formula ran, "
@@ -37,7 +43,8 @@ def check(trace):
     a, b, c = (index_of(trace, f"post-hook {n}") for n in "ABC")
     assert a < b < c, "grad_fn post-hooks must run in registration order, not LIFO"
     assert "grad_inputs=[[2.0, 2.0], None]" in trace[a], "MulBackward0 by a number: None for it"
-    assert "grad_inputs=[[20.0, 20.0], None]" in trace[b] and "grad_inputs=[[-20.0, -20.0], None]" in trace[c], \
+    assert ("grad_inputs=[[20.0, 20.0], None]" in trace[b]
+            and "grad_inputs=[[-20.0, -20.0], None]" in trace[c]), \
         "each post-hook must receive what the previous one returned"
     assert all("grad_outputs=[[1.0, 1.0]]" in trace[i] for i in (a, b, c)), \
         "grad_outputs is the same for every post-hook"

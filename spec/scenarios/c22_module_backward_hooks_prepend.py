@@ -1,6 +1,11 @@
 CLAIM = ("With prepend=True, a module's full backward hook or full backward pre-hook runs "
          "before the hooks registered earlier on that module.")
 VERDICT = "true"
+SOURCES = (
+    ("The pull request that added prepend=True to module hooks; a maintainer notes that the "
+     "next prepended hook makes yours not first anymore.",
+     "https://github.com/pytorch/pytorch/pull/87370"),
+)
 WHY = (
     "A module keeps its full backward hooks and its full backward pre-hooks in two ordered "
     "dicts; prepend=True inserts the new hook at the front of its dict (move_to_end with "

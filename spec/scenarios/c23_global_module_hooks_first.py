@@ -1,6 +1,14 @@
 CLAIM = ("Global module hooks (torch.nn.modules.module.register_module_*_hook) run before "
          "the module's own hooks, even those registered with prepend=True.")
 VERDICT = "true"
+SOURCES = (
+    ("An issue quoting the documentation: global forward hooks registered with "
+     "register_module_forward_hook fire before all hooks registered on the module.",
+     "https://github.com/pytorch/pytorch/issues/147696"),
+    ("The pull request that added global module hooks (its first draft said the opposite for "
+     "backward hooks).",
+     "https://github.com/pytorch/pytorch/pull/38972"),
+)
 WHY = (
     "Module.__call__ builds each hook list as the global dict followed by the module's "
     "own dict: forward pre-hooks, forward hooks, full backward pre-hooks and full "

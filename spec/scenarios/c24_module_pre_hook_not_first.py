@@ -1,6 +1,13 @@
 CLAIM = ("A module's full backward pre-hook is the first hook to see the gradient of the "
          "module's output.")
 VERDICT = "false"
+SOURCES = (
+    ("The feature request for module pre-backward hooks; a maintainer notes it runs before the"
+     " module's own backward, not before any backward work.",
+     "https://github.com/pytorch/pytorch/issues/62998"),
+    ("The pull request that added register_full_backward_pre_hook.",
+     "https://github.com/pytorch/pytorch/pull/86700"),
+)
 WHY = (
     "register_full_backward_pre_hook works by passing the module's outputs through an "
     "identity autograd Function (BackwardHookFunction); the output you get back is that "
