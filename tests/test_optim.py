@@ -1,4 +1,6 @@
 """Optimizers step like PyTorch's (float32, several steps), and the step-in-backward recipe."""
+import copy
+
 import numpy as np
 import pytest
 
@@ -65,7 +67,7 @@ def test_adam_state_dict_round_trip():
         opt.zero_grad()
         (p * p).sum().backward()
         opt.step()
-    sd = opt.state_dict()
+    sd = copy.deepcopy(opt.state_dict())     # a snapshot, as saving it to a file would be
     assert set(sd["state"][0]) == {"step", "exp_avg", "exp_avg_sq"}
     q = nn.Parameter(minigrad.tensor(p.detach().numpy().copy()))
     opt2 = optim.Adam([q], lr=0.1)
