@@ -1,7 +1,8 @@
 """``nn.Module`` and every module-level hook.
 
 PyTorch counterpart: ``torch/nn/modules/module.py``. Read :meth:`Module._call_impl`
-next to PyTorch's: the order is the same line for line.
+next to PyTorch's: the order is the same, one named step (a method) per block of
+PyTorch's ``inner``.
 
 What ``module(*args, **kwargs)`` does when hooks exist::
 
@@ -16,6 +17,14 @@ What ``module(*args, **kwargs)`` does when hooks exist::
 Hooks live in ordered dicts keyed by their handle's id, and every loop iterates a
 *snapshot* (a tuple or list built before the first call), so a hook that removes or
 adds another during a call does not change that call (scenario s57 in tests/differential/scenarios).
+
+The hook levels outside a call:
+
+- ``state_dict()`` and ``load_state_dict()``: pre- and post-hooks per module (see the
+  "state dict" section of :class:`Module`), with PyTorch's layout (``_metadata``) and
+  errors;
+- registration: global hooks (``register_module_parameter_registration_hook`` and its
+  buffer and module twins) that see, and may replace, every value a module registers.
 """
 import functools
 import warnings
