@@ -960,7 +960,12 @@ class Module:
         return main_str + ")"
 
     def __setstate__(self, state):
+        # A module pickled before a hook level existed gets its empty dicts, as in PyTorch.
         self.__dict__.update(state)
+        for name in _HOOK_DICTS:
+            self.__dict__.setdefault(name, _OrderedDict())
+        self.__dict__.setdefault("_non_persistent_buffers_set", set())
+        self.__dict__.setdefault("_is_full_backward_hook", None)
 
 
 def _typename(obj):
