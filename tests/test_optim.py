@@ -1,4 +1,6 @@
 """Optimizers step like PyTorch's (float32, several steps), and the step-in-backward recipe."""
+import copy
+
 import numpy as np
 import pytest
 
@@ -65,7 +67,7 @@ def test_adam_state_dict_round_trip():
         opt.zero_grad()
         (p * p).sum().backward()
         opt.step()
-    sd = opt.state_dict()
+    sd = copy.deepcopy(opt.state_dict())     # a snapshot, as saving it to a file would be
     assert set(sd["state"][0]) == {"step", "exp_avg", "exp_avg_sq"}
     q = nn.Parameter(minigrad.tensor(p.detach().numpy().copy()))
     opt2 = optim.Adam([q], lr=0.1)
@@ -117,3 +119,80 @@ def test_param_groups_match_torch():
     torch = pytest.importorskip("torch")
     mine, theirs = _group_keys(minigrad), _group_keys(torch)
     assert [k for k, _ in mine[0]] == [k for k, _ in theirs[0]] and mine[1] == theirs[1]
+
+
+# --- the step seam and the optimizer's hooks (compared with PyTorch in the differential
+# scenarios o04 and o05 and the compat scripts c82, c83, c86, c87, c90) ------------------
+def _sgd():
+    w = nn.Parameter(minigrad.tensor([1.0, -2.0]))
+    w.grad = minigrad.tensor([1.0, 1.0])
+    return w, optim.SGD([w], lr=0.5)
+
+
+def test_step_is_wrapped_once_and_hooks_run_global_first_then_own_then_global():
+    from minigrad.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
+    w, opt = _sgd()
+    assert optim.SGD.step.hooked and optim.Adam.step.hooked
+    optim.SGD([nn.Parameter(minigrad.ones(1))])          # a second instance does not wrap again
+    assert not hasattr(optim.SGD.step.__wrapped__, "__wrapped__")
+    log = []
+    handles = [register_optimizer_step_pre_hook(lambda o, a, k: log.append(("global pre", a[0] is o))),
+               register_optimizer_step_post_hook(lambda o, a, k: log.append(("global post", a[0] is o))),
+               opt.register_step_pre_hook(lambda o, a, k: log.append(("own pre", a[0] is o))),
+               opt.register_step_post_hook(lambda o, a, k: log.append(("own post", w.tolist())))]
+    opt.step()
+    for h in handles:
+        h.remove()
+    assert log == [("global pre", True), ("own pre", True), ("own post", [0.5, -2.5]), ("global post", True)]
+    opt.step()
+    assert len(log) == 4
+
+
+def test_step_pre_hook_replaces_the_arguments_and_bad_returns_raise():
+    w, opt = _sgd()
+    h = opt.register_step_pre_hook(lambda o, a, k: ((a[0],), {"closure": lambda: 42}))
+    assert opt.step() == 42
+    h.remove()
+    h = opt.register_step_pre_hook(lambda o, a, k: "oops")
+    with pytest.raises(RuntimeError, match=r"SGD.step at 0x[0-9a-f]+> must return None or a tuple of "
+                                           r"\(new_args, new_kwargs\), but got oops\."):
+        opt.step()
+    h.remove()
+    opt.step()                                           # still usable
+    assert w.tolist() == [0.0, -3.0]
+
+
+def test_optimizer_state_dict_is_live_and_hooks_may_replace_it():
+    w, opt = _sgd()
+    opt.param_groups[0]["momentum"] = 0.9
+    opt.step()
+    sd = opt.state_dict()
+    assert sd["state"][0] is opt.state[w]                # PyTorch returns the optimizer's own state
+    log = []
+    opt.register_state_dict_pre_hook(lambda o: log.append("pre A"))
+    opt.register_state_dict_pre_hook(lambda o: log.append("pre B"), prepend=True)
+    opt.register_state_dict_post_hook(lambda o, sd: {**sd, "extra": 1})
+    assert opt.state_dict()["extra"] == 1 and log == ["pre B", "pre A"]
+
+    other = optim.SGD([nn.Parameter(minigrad.zeros(2, dtype=minigrad.float64))], lr=1.0)
+    other.register_load_state_dict_pre_hook(
+        lambda o, sd: {**sd, "param_groups": [dict(g, lr=0.25) for g in sd["param_groups"]]})
+    other.register_load_state_dict_post_hook(lambda o: log.append("loaded"))
+    other.load_state_dict(copy.deepcopy(opt.state_dict()))
+    (p,) = other.param_groups[0]["params"]
+    assert other.param_groups[0]["lr"] == 0.25 and log[-1] == "loaded"
+    assert other.state[p]["momentum_buffer"].dtype == minigrad.float64     # cast to the parameter
+
+
+def test_named_parameters_give_param_names():
+    model = nn.Linear(2, 1)
+    opt = optim.Adam(model.named_parameters(), lr=0.1)
+    assert opt.state_dict()["param_groups"][0]["param_names"] == ["weight", "bias"]
+    with pytest.raises(ValueError, match="all optimizer param groups should be with/without names"):
+        opt.add_param_group({"params": [nn.Parameter(minigrad.ones(1))]})
+
+
+def test_hooks_are_not_deep_copied():
+    w, opt = _sgd()
+    opt.register_step_pre_hook(lambda o, a, k: None)
+    assert len(copy.deepcopy(opt)._optimizer_step_pre_hooks) == 0

@@ -4,7 +4,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor as _Tensor
-from .optimizer import Optimizer as _Optimizer, _f
+from .optimizer import Optimizer as _Optimizer, _scalar_like
 
 __all__ = ["Adam", "AdamW"]
 
@@ -62,12 +62,12 @@ class Adam(_Optimizer):
                 t = float(state["step"]._array)
                 if wd != 0:
                     if group.get("decoupled_weight_decay", self._decoupled):
-                        x *= _f(1 - lr * wd, x)        # param.mul_(1 - lr * wd)
+                        x *= _scalar_like(1 - lr * wd, x)        # param.mul_(1 - lr * wd)
                     else:
-                        g = g + _f(wd, x) * x
+                        g = g + _scalar_like(wd, x) * x
                 m, v = state["exp_avg"]._array, state["exp_avg_sq"]._array
-                m = m + _f(1 - beta1, x) * (g - m)                  # lerp with weight < 0.5
-                v = v * _f(beta2, x) + _f(1 - beta2, x) * (g * g)
+                m = m + _scalar_like(1 - beta1, x) * (g - m)                  # lerp with weight < 0.5
+                v = v * _scalar_like(beta2, x) + _scalar_like(1 - beta2, x) * (g * g)
                 state["exp_avg"]._array[...], state["exp_avg_sq"]._array[...] = m, v
                 bias_correction1 = 1 - beta1 ** t
                 bias_correction2 = 1 - beta2 ** t
@@ -76,8 +76,8 @@ class Adam(_Optimizer):
                 if amsgrad:
                     v = np.maximum(state["max_exp_avg_sq"]._array, v)
                     state["max_exp_avg_sq"]._array[...] = v
-                denom = np.sqrt(v) / _f(bias_correction2_sqrt, x) + _f(eps, x)
-                self._add_to(p, _f(-step_size, x) * (m / denom))
+                denom = np.sqrt(v) / _scalar_like(bias_correction2_sqrt, x) + _scalar_like(eps, x)
+                self._add_to(p, _scalar_like(-step_size, x) * (m / denom))
         return loss
 
 

@@ -2,7 +2,7 @@
 import numpy as np
 
 from .._tensor import Tensor as _Tensor
-from .optimizer import Optimizer as _Optimizer, _f, required as _required
+from .optimizer import Optimizer as _Optimizer, _scalar_like, required as _required
 
 __all__ = ["SGD"]
 
@@ -43,15 +43,16 @@ class SGD(_Optimizer):
             wd, nesterov = group["weight_decay"], group["nesterov"]
             for p, x, g in self._params_with_grad(group):
                 if wd != 0:
-                    g = g + _f(wd, x) * x
+                    g = g + _scalar_like(wd, x) * x
                 if momentum != 0:
                     state = self.state[p]
                     if state.get("momentum_buffer") is None:  # a tensor, as in PyTorch
                         buf = np.array(g, dtype=x.dtype, copy=True)
                         state["momentum_buffer"] = _Tensor._wrap(buf)
                     else:
-                        buf = state["momentum_buffer"]._array * _f(momentum, x) + _f(1 - dampening, x) * g
+                        buf = (state["momentum_buffer"]._array * _scalar_like(momentum, x)
+                               + _scalar_like(1 - dampening, x) * g)
                         state["momentum_buffer"]._array[...] = buf
-                    g = g + _f(momentum, x) * buf if nesterov else buf
-                self._add_to(p, _f(-lr, x) * g)
+                    g = g + _scalar_like(momentum, x) * buf if nesterov else buf
+                self._add_to(p, _scalar_like(-lr, x) * g)
         return loss

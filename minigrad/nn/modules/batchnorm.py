@@ -69,6 +69,17 @@ class _BatchNorm(_Module):
             if self.bias is not None:
                 init.zeros_(self.bias)
 
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        """A checkpoint of version 1 (``_metadata``), or one without metadata, predates
+        ``num_batches_tracked``: keep the current count (0 when fresh), as PyTorch does,
+        instead of reporting the key missing."""
+        version = local_metadata.get("version", None)
+        if (version is None or version < 2) and self.track_running_stats:
+            state_dict.setdefault(prefix + "num_batches_tracked", self.num_batches_tracked)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
+
     def _check_input_dim(self, input):
         raise NotImplementedError
 

@@ -1,9 +1,8 @@
 """``Conv2d`` (``torch/nn/modules/conv.py``): one ``ConvolutionBackward0`` op."""
-import math
-
+from ... import _creation
 from .. import functional as F
 from ..parameter import Parameter as _Parameter
-from .linear import _uniform
+from .linear import _reset_uniform
 from .module import Module as _Module
 from .utils import _pair
 
@@ -28,13 +27,16 @@ class Conv2d(_Module):
         self.dilation = _pair(dilation)
         self.groups = groups
         self.padding_mode = padding_mode
-        fan_in = in_channels * self.kernel_size[0] * self.kernel_size[1]
-        bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
-        self.weight = _Parameter(_uniform((out_channels, in_channels, *self.kernel_size), bound))
+        self.weight = _Parameter(_creation.empty(out_channels, in_channels, *self.kernel_size))
         if bias:
-            self.bias = _Parameter(_uniform((out_channels,), bound))
+            self.bias = _Parameter(_creation.empty(out_channels))
         else:
             self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """Registered first, initialised in place here, as in PyTorch (see ``Linear``)."""
+        _reset_uniform(self.weight, self.bias, self.in_channels * self.kernel_size[0] * self.kernel_size[1])
 
     def forward(self, input):
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,

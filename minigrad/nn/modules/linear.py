@@ -1,20 +1,23 @@
 """``Identity`` and ``Linear`` (``torch/nn/modules/linear.py``)."""
 import math
 
-import numpy as np
-
 from ... import _creation
-from ..._tensor import Tensor as _Tensor
 from .. import functional as F
+from .. import init
 from ..parameter import Parameter as _Parameter
 from .module import Module as _Module
 
 __all__ = ["Identity", "Linear"]
 
 
-def _uniform(shape, bound, dtype=np.float32):
-    """U(-bound, bound) from minigrad's generator (``manual_seed`` controls it)."""
-    return _Tensor._wrap(_creation._rng().uniform(-bound, bound, size=shape).astype(dtype))
+def _reset_uniform(weight, bias, fan_in):
+    """PyTorch's default initialisation of ``Linear`` and ``Conv2d``, in place:
+    ``kaiming_uniform_(weight, a=sqrt(5))``, which is U(±1/sqrt(fan_in)), then the bias
+    U(±1/sqrt(fan_in)), drawn from minigrad's generator (``manual_seed`` controls it)."""
+    bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+    init.uniform_(weight, -bound, bound)
+    if bias is not None:
+        init.uniform_(bias, -bound, bound)
 
 
 class Identity(_Module):
@@ -33,21 +36,27 @@ class Linear(_Module):
     Initialised as PyTorch does (``kaiming_uniform_(a=sqrt(5))``, i.e. weight and bias
     uniform in ``±1/sqrt(in_features)``), but drawn from minigrad's generator: the same
     seed gives different numbers than in PyTorch. To compare with PyTorch, assign the
-    weights: ``lin.weight = nn.Parameter(torch.tensor(...))``."""
+    weights: ``lin.weight = nn.Parameter(torch.tensor(...))``. As in PyTorch, the
+    parameters are registered first and initialised in place afterwards
+    (:meth:`reset_parameters`), so a registration hook's replacement is initialised too."""
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        bound = 1.0 / math.sqrt(in_features) if in_features > 0 else 0.0
-        self.weight = _Parameter(_uniform((out_features, in_features), bound))
+        self.weight = _Parameter(_creation.empty(out_features, in_features))
         if bias:
-            self.bias = _Parameter(_uniform((out_features,), bound))
+            self.bias = _Parameter(_creation.empty(out_features))
         else:
             self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        _reset_uniform(self.weight, self.bias, self.in_features)
 
     def forward(self, input):
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self):
-        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")

@@ -1,7 +1,8 @@
 """``nn.Module`` and every module-level hook.
 
 PyTorch counterpart: ``torch/nn/modules/module.py``. Read :meth:`Module._call_impl`
-next to PyTorch's: the order is the same line for line.
+next to PyTorch's: the order is the same, one named step (a method) per block of
+PyTorch's ``inner``.
 
 What ``module(*args, **kwargs)`` does when hooks exist::
 
@@ -16,15 +17,25 @@ What ``module(*args, **kwargs)`` does when hooks exist::
 Hooks live in ordered dicts keyed by their handle's id, and every loop iterates a
 *snapshot* (a tuple or list built before the first call), so a hook that removes or
 adds another during a call does not change that call (scenario s57 in tests/differential/scenarios).
+
+The hook levels outside a call:
+
+- ``state_dict()`` and ``load_state_dict()``: pre- and post-hooks per module (see the
+  "state dict" section of :class:`Module`), with PyTorch's layout (``_metadata``) and
+  errors;
+- registration: global hooks (``register_module_parameter_registration_hook`` and its
+  buffer and module twins) that see, and may replace, every value a module registers.
 """
 import functools
 import warnings
 import weakref
 from collections import OrderedDict as _OrderedDict, namedtuple as _namedtuple
+from collections.abc import Mapping as _Mapping
 
 import numpy as np
 
-from ..._tensor import Size as _Size, Tensor as _Tensor
+from ..._tensor import Tensor as _Tensor
+from ...grad_mode import no_grad as _no_grad
 from ...utils._grads import zero_grads as _zero_grads
 from ...utils.hooks import add_hook as _add_hook
 from ._functions import BackwardHook as _BackwardHook
@@ -33,8 +44,15 @@ from ..parameter import Buffer as _Buffer, Parameter as _Parameter
 __all__ = [
     "Module", "register_module_forward_pre_hook", "register_module_forward_hook",
     "register_module_full_backward_pre_hook", "register_module_full_backward_hook",
-    "register_module_backward_hook",
+    "register_module_backward_hook", "register_module_buffer_registration_hook",
+    "register_module_module_registration_hook", "register_module_parameter_registration_hook",
 ]
+
+# --- global registration hooks: they run inside register_parameter / register_buffer /
+# add_module (and the attribute assignments that call them), before the value is stored
+_global_buffer_registration_hooks = _OrderedDict()
+_global_module_registration_hooks = _OrderedDict()
+_global_parameter_registration_hooks = _OrderedDict()
 
 # --- global hooks: they run before every module's own hooks of the same kind ----------
 _global_backward_pre_hooks = _OrderedDict()
@@ -49,7 +67,42 @@ _global_forward_hooks_with_kwargs = _OrderedDict()
 #: ``*_with_kwargs`` and ``*_always_called`` ones mark the hooks registered with that flag)
 _HOOK_DICTS = ("_backward_pre_hooks", "_backward_hooks", "_forward_hooks",
                "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
-               "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs")
+               "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs",
+               "_state_dict_hooks", "_state_dict_pre_hooks",
+               "_load_state_dict_pre_hooks", "_load_state_dict_post_hooks")
+
+
+def register_module_buffer_registration_hook(hook):
+    """``torch.nn.modules.module.register_module_buffer_registration_hook``:
+    ``hook(module, name, buffer) -> None | new_buffer`` each time any module registers a
+    buffer (``register_buffer``, or assigning an ``nn.Buffer`` or to an existing buffer's
+    name; ``buffer`` may be None). A returned value is what gets registered."""
+    return _add_hook(_global_buffer_registration_hooks, hook)
+
+
+def register_module_module_registration_hook(hook):
+    """``register_module_module_registration_hook``: ``hook(module, name, submodule) ->
+    None | new_submodule`` each time any module registers a child (``add_module``,
+    ``register_module``, assigning a Module, or None to a child's name)."""
+    return _add_hook(_global_module_registration_hooks, hook)
+
+
+def register_module_parameter_registration_hook(hook):
+    """``register_module_parameter_registration_hook``: ``hook(module, name, param) ->
+    None | new_param`` each time any module registers a Parameter
+    (``register_parameter`` or assigning one); not for ``None``."""
+    return _add_hook(_global_parameter_registration_hooks, hook)
+
+
+def _registered_value(hooks, module, name, value):
+    """``value`` after each registration hook in ``hooks``: a hook that returns
+    something replaces it for the next hook and for the module (PyTorch writes this loop
+    in each of its four places)."""
+    for hook in hooks.values():
+        output = hook(module, name, value)
+        if output is not None:
+            value = output
+    return value
 
 
 def register_module_forward_pre_hook(hook):
@@ -177,6 +230,19 @@ def _tensor_tuple_or_warn(value, does_not, grad_name):
     return None
 
 
+class _HookedCall:
+    """One ``module(...)`` call with hooks: its arguments and result as the hooks have
+    replaced them so far, and the ids of the always_call forward hooks that already ran
+    (the variables PyTorch's ``_call_impl`` shares with its ``inner``)."""
+
+    __slots__ = ("args", "kwargs", "result", "always_called_hooks_run")
+
+    def __init__(self, args, kwargs):
+        self.args, self.kwargs = args, kwargs
+        self.result = None
+        self.always_called_hooks_run = set()
+
+
 def _forward_unimplemented(self, *input):
     raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
@@ -223,17 +289,24 @@ class Module:
 
     def register_parameter(self, name, param):
         self._check_new_name("parameter", name, "_parameters")
-        if param is not None and not isinstance(param, _Parameter):
+        if param is None:
+            self._parameters[name] = None
+            return
+        if not isinstance(param, _Parameter):
             raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
                             "(torch.nn.Parameter or None required)")
-        self._parameters[name] = param
+        if param.grad_fn:
+            raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters "
+                             f"must be created explicitly. To express '{name}' as a function of another "
+                             "Tensor, compute the value in the forward() method.")
+        self._parameters[name] = _registered_value(_global_parameter_registration_hooks, self, name, param)
 
     def register_buffer(self, name, tensor, persistent=True):
         self._check_new_name("buffer", name, "_buffers")
         if tensor is not None and not isinstance(tensor, _Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
-        self._buffers[name] = tensor
+        self._buffers[name] = _registered_value(_global_buffer_registration_hooks, self, name, tensor)
         if persistent:
             self._non_persistent_buffers_set.discard(name)
         else:
@@ -250,7 +323,7 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
-        self._modules[name] = module
+        self._modules[name] = _registered_value(_global_module_registration_hooks, self, name, module)
 
     register_module = add_module
 
@@ -281,12 +354,12 @@ class Module:
                     raise AttributeError("cannot assign module before Module.__init__() call")
                 remove_from(self.__dict__, self._parameters, self._buffers,
                             self._non_persistent_buffers_set)
-                modules[name] = value
+                modules[name] = _registered_value(_global_module_registration_hooks, self, name, value)
             elif modules is not None and name in modules:
                 if value is not None:
                     raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
                                     "(torch.nn.Module or None expected)")
-                modules[name] = value
+                modules[name] = _registered_value(_global_module_registration_hooks, self, name, value)
             else:
                 buffers = self.__dict__.get("_buffers")
                 if isinstance(value, _Buffer) or (buffers is not None and name in buffers):
@@ -454,7 +527,59 @@ class Module:
         return self
 
     # --- state dict -----------------------------------------------------------------------
+    # What ``state_dict()`` and ``load_state_dict()`` run, for each module of the tree:
+    #
+    #   state_dict:       pre-hooks(module, prefix, keep_vars); own tensors; children;
+    #                     post-hooks(module, destination, prefix, local_metadata)
+    #   load_state_dict:  _load_from_state_dict (pre-hooks first, then copy this module's
+    #                     tensors); children; post-hooks(module, incompatible_keys)
+    #
+    # A child's hooks therefore run inside its parent's: pre-hooks outer first, post-hooks
+    # inner first.
+    def register_state_dict_pre_hook(self, hook):
+        """``hook(module, prefix, keep_vars) -> None`` when :meth:`state_dict` reaches this
+        module, before its tensors are added."""
+        return _add_hook(self._state_dict_pre_hooks, hook)
+
+    def register_state_dict_post_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata) -> None`` once this module
+        and its children are in ``state_dict`` (the whole dict, keys of other modules
+        included): add, rename or drop keys in place. Returning a value raises
+        RuntimeError, as in PyTorch."""
+        hook._from_public_api = True
+        return _add_hook(self._state_dict_hooks, hook)
+
+    def _register_state_dict_hook(self, hook):
+        """The older, private form of :meth:`register_state_dict_post_hook`: the same
+        call, but a returned dict replaces the result, and only on the module
+        ``state_dict()`` was called on (for a child it is ignored: PyTorch issue 117437)."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError("Cannot register the same function as the state dict post hook that "
+                               "was previously registered via register_state_dict_post_hook")
+        return _add_hook(self._state_dict_hooks, hook)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs) -> None`` before this module copies its tensors.
+        ``state_dict`` is load_state_dict's own copy (only the keys under ``prefix`` for
+        a child): renaming keys in it converts a checkpoint. ``strict`` is always True
+        here (PyTorch collects missing keys either way and decides at the end)."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        """The older, private form: without ``with_module`` the hook does not receive the
+        module (``hook(state_dict, prefix, ...)``)."""
+        return _add_hook(self._load_state_dict_pre_hooks, _WrappedHook(hook, self if with_module else None))
+
+    def register_load_state_dict_post_hook(self, hook):
+        """``hook(module, incompatible_keys) -> None`` once this module and its children
+        are loaded. ``incompatible_keys.missing_keys`` and ``.unexpected_keys`` are the
+        lists collected so far (the whole tree's); clearing them in place avoids the
+        strict error. Returning a value raises AssertionError, as in PyTorch."""
+        return _add_hook(self._load_state_dict_post_hooks, hook)
+
     def _save_to_state_dict(self, destination, prefix, keep_vars):
+        """This module's own parameters and persistent buffers (not its children's)."""
         for name, param in self._parameters.items():
             if param is not None:
                 destination[prefix + name] = param if keep_vars else param.detach()
@@ -464,47 +589,133 @@ class Module:
 
     def state_dict(self, *, destination=None, prefix="", keep_vars=False):
         """An ``OrderedDict`` from PyTorch's dotted names (``0.weight``, ``fc.bias``)
-        to detached tensors sharing the parameters' data."""
+        to detached tensors sharing the parameters' data. Its ``_metadata`` attribute maps
+        each module's prefix (``""``, ``"0"``, ``"fc"``) to ``{"version": module._version}``,
+        which ``load_state_dict`` hands back to each module as ``local_metadata``."""
         if destination is None:
             destination = _OrderedDict()
+            destination._metadata = _OrderedDict()
+        local_metadata = dict(version=self._version)
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
+        for hook in self._state_dict_pre_hooks.values():
+            hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".",
                                   keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():
+            hook_result = hook(self, destination, prefix, local_metadata)
+            if getattr(hook, "_from_public_api", False):
+                if hook_result is not None:
+                    raise RuntimeError("state_dict post-hook must return None")
+            elif hook_result is not None:
+                destination = hook_result
         return destination
 
-    def load_state_dict(self, state_dict, strict=True, assign=False):
-        """Copy values into the parameters and buffers (in place, so optimizers keep
-        working). Returns ``(missing_keys, unexpected_keys)``; with ``strict`` a
-        mismatch raises PyTorch's ``RuntimeError``."""
-        own = self.state_dict(keep_vars=True)
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        errors = []
-        for key, target in own.items():
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        """Run the load pre-hooks, then copy this module's own tensors (in place, so
+        optimizers keep working) from ``state_dict``, recording missing and unexpected
+        keys and error messages in the lists. Layers override it to convert old
+        checkpoints (``local_metadata["version"]``), as BatchNorm does."""
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
+        persistent_buffers = {k: v for k, v in self._buffers.items()
+                              if k not in self._non_persistent_buffers_set}
+        local_state = {k: v for k, v in (*self._parameters.items(), *persistent_buffers.items())
+                       if v is not None}
+        assign = local_metadata.get("assign_to_params_buffers", False)
+        for name, param in local_state.items():
+            key = prefix + name
             if key not in state_dict:
+                if strict:
+                    missing_keys.append(key)
                 continue
-            value = state_dict[key]
-            array = value._array if isinstance(value, _Tensor) else np.asarray(value)
-            if array.shape != target._array.shape:
-                errors.append(f"size mismatch for {key}: copying a param with shape "
-                              f"{_Size(array.shape)!r} from checkpoint, the shape in current model "
-                              f"is {_Size(target._array.shape)!r}.")
-                continue
-            target._array[...] = array
-            target._version_counter[0] += 1
+            error = self._load_one(name, param, key, state_dict[key], assign)
+            if error is not None:
+                error_msgs.append(error)
         if strict:
-            if unexpected:
-                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in unexpected)))
-            if missing:
-                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in missing)))
-        if errors:
+            for key in state_dict:
+                if key.startswith(prefix):
+                    first, dot, _ = key[len(prefix):].partition(".")
+                    if first not in (self._modules if dot else local_state):
+                        unexpected_keys.append(key)
+
+    def _load_one(self, name, param, key, input_param, assign):
+        """Load ``input_param`` into the parameter or buffer ``name``; the error message
+        for ``error_msgs``, or None."""
+        if not isinstance(input_param, _Tensor):
+            return (f'While copying the parameter named "{key}", expected torch.Tensor or '
+                    f"Tensor-like object from checkpoint but received {type(input_param)}")
+        if param.dim() == 0 and input_param.dim() == 1 and input_param.shape[0] == 1:
+            input_param = input_param[0]        # a 0.3-era checkpoint kept scalars as [x]
+        if input_param.shape != param.shape:
+            return (f"size mismatch for {key}: copying a param with shape {input_param.shape!r} from "
+                    f"checkpoint, the shape in current model is {param.shape!r}.")
+        try:
+            with _no_grad():
+                if not assign:
+                    param.copy_(input_param)
+                    return None
+                if isinstance(param, _Parameter):
+                    if isinstance(input_param, _Parameter):
+                        input_param.requires_grad_(param.requires_grad)
+                    else:
+                        input_param = _Parameter(input_param, requires_grad=param.requires_grad)
+                setattr(self, name, input_param)
+        except Exception as ex:
+            return (f'While copying the parameter named "{key}", whose dimensions in the model are '
+                    f"{param.size()!r} and whose dimensions in the checkpoint are "
+                    f"{input_param.size()!r}, an exception occurred : {ex.args}.")
+        return None
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """Copy values into the parameters and buffers of this module and its children
+        (in place, so optimizers keep working; with ``assign``, the checkpoint's tensors
+        become the parameters). Returns ``_IncompatibleKeys(missing_keys,
+        unexpected_keys)``; with ``strict`` a mismatch raises PyTorch's ``RuntimeError``,
+        after every module was loaded and every hook ran."""
+        if not isinstance(state_dict, _Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing_keys, unexpected_keys, error_msgs = [], [], []
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = _OrderedDict(state_dict)      # a copy the hooks may change
+        if metadata is not None:
+            state_dict._metadata = metadata
+
+        def load(module, local_state_dict, prefix=""):
+            local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+            if assign:
+                local_metadata["assign_to_params_buffers"] = assign
+            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True,
+                                         missing_keys, unexpected_keys, error_msgs)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    load(child, {k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)},
+                         child_prefix)
+            incompatible_keys = _IncompatibleKeys(missing_keys, unexpected_keys)
+            for hook in module._load_state_dict_post_hooks.values():
+                if hook(module, incompatible_keys) is not None:
+                    raise AssertionError(
+                        "Hooks registered with ``register_load_state_dict_post_hook`` are not expected "
+                        "to return new values, if incompatible_keys need to be modified, it should be "
+                        "done inplace.")
+
+        load(self, state_dict)
+        if strict:
+            if unexpected_keys:
+                error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in unexpected_keys)))
+            if missing_keys:
+                error_msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in missing_keys)))
+        if error_msgs:
             raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
-                self._get_name(), "\n\t".join(errors)))
-        return _IncompatibleKeys(missing, unexpected)
+                type(self).__name__, "\n\t".join(error_msgs)))
+        return _IncompatibleKeys(missing_keys, unexpected_keys)
 
     # --- hooks ------------------------------------------------------------------------
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
@@ -591,112 +802,135 @@ class Module:
 
     # --- calling ----------------------------------------------------------------------
     def _call_impl(self, *args, **kwargs):
+        """``module(*args, **kwargs)``: PyTorch's ``_call_impl`` (and its ``inner``), one
+        named step per line, in the order of the module docstring. ``call`` carries the
+        arguments and result as the hooks replace them, so the always_call hooks see
+        them after an exception too."""
         forward_call = self.forward
-        if not (self._backward_hooks or self._backward_pre_hooks or self._forward_hooks
-                or self._forward_pre_hooks or _global_backward_pre_hooks
-                or _global_backward_hooks or _global_forward_hooks or _global_forward_pre_hooks):
+        if not self._has_call_hooks():
             return forward_call(*args, **kwargs)
-
-        result = None
-        called_always_called_hooks = set()
-
-        def inner():
-            nonlocal result, args, kwargs
-            full_backward_hooks, non_full_backward_hooks = [], []
-            backward_pre_hooks = []
-            if self._backward_pre_hooks or _global_backward_pre_hooks:
-                backward_pre_hooks = self._get_backward_pre_hooks()
-            if self._backward_hooks or _global_backward_hooks:
-                full_backward_hooks, non_full_backward_hooks = self._get_backward_hooks()
-
-            if _global_forward_pre_hooks or self._forward_pre_hooks:
-                # A tuple built before the first call: the snapshot (s57).
-                for hook_id, hook in (*_global_forward_pre_hooks.items(),
-                                      *self._forward_pre_hooks.items()):
-                    if hook_id in self._forward_pre_hooks_with_kwargs:
-                        args_kwargs_result = hook(self, args, kwargs)
-                        if args_kwargs_result is not None:
-                            if isinstance(args_kwargs_result, tuple) and len(args_kwargs_result) == 2:
-                                args, kwargs = args_kwargs_result
-                            else:
-                                raise RuntimeError(
-                                    "forward pre-hook must return None or a tuple of (new_args, "
-                                    f"new_kwargs), but got {args_kwargs_result}.")
-                    else:
-                        args_result = hook(self, args)
-                        if args_result is not None:
-                            if not isinstance(args_result, tuple):
-                                args_result = (args_result,)
-                            args = args_result
-
+        call = _HookedCall(args, kwargs)
+        try:
+            # Chosen before the pre-hooks run: one that registers a backward hook acts next call.
+            full_backward_hooks, non_full_backward_hooks, backward_pre_hooks = self._backward_hooks_of_call()
+            self._run_forward_pre_hooks(call)
             bw_hook = None
             if full_backward_hooks or backward_pre_hooks:
                 bw_hook = _BackwardHook(self, full_backward_hooks, backward_pre_hooks)
-                args = bw_hook.setup_input_hook(args)
-
-            result = forward_call(*args, **kwargs)
-            if _global_forward_hooks or self._forward_hooks:
-                for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
-                    if (hook_id in self._forward_hooks_always_called
-                            or hook_id in _global_forward_hooks_always_called):
-                        called_always_called_hooks.add(hook_id)
-                    if (hook_id in self._forward_hooks_with_kwargs
-                            or hook_id in _global_forward_hooks_with_kwargs):
-                        hook_result = hook(self, args, kwargs, result)
-                    else:
-                        hook_result = hook(self, args, result)
-                    if hook_result is not None:
-                        result = hook_result
-
+                call.args = bw_hook.setup_input_hook(call.args)
+            call.result = forward_call(*call.args, **call.kwargs)
+            self._run_forward_hooks(call)
             if bw_hook:
-                if not isinstance(result, (_Tensor, tuple)):
-                    warnings.warn("For backward hooks to be called, module output should be a Tensor "
-                                  f"or a tuple of Tensors but received {type(result)}")
-                result = bw_hook.setup_output_hook(result)
-
+                call.result = self._setup_output_hook(bw_hook, call.result)
             if non_full_backward_hooks:
-                var = result
-                while not isinstance(var, _Tensor):
-                    if isinstance(var, dict):
-                        var = next(v for v in var.values() if isinstance(v, _Tensor))
-                    else:
-                        var = var[0]
-                grad_fn = var.grad_fn
-                if grad_fn is not None:
-                    for hook in non_full_backward_hooks:
-                        grad_fn.register_hook(_WrappedHook(hook, self))
-                    self._maybe_warn_non_full_backward_hook(args, result, grad_fn)
-            return result
-
-        def run_always_called(hooks, always_called, with_kwargs, whose):
-            """Run the always_call hooks of ``hooks`` that did not run yet; one that raises
-            is reported in a warning and skipped (each of the two loops in PyTorch's
-            ``except`` clause of ``_call_impl``)."""
-            nonlocal result
-            for hook_id, hook in hooks.items():
-                if hook_id in always_called and hook_id not in called_always_called_hooks:
-                    try:
-                        if hook_id in with_kwargs:
-                            hook_result = hook(self, args, kwargs, result)
-                        else:
-                            hook_result = hook(self, args, result)
-                        if hook_result is not None:
-                            result = hook_result
-                    except Exception as e:
-                        warnings.warn(f"{whose} forward hook with ``always_call=True`` raised an "
-                                      "exception that was silenced as another error was raised in "
-                                      f"forward: {str(e)}")
-
-        try:
-            return inner()
+                self._register_non_full_backward_hooks(non_full_backward_hooks, call)
+            return call.result
         except Exception:
-            # The always_call forward hooks that did not run yet, global first. As in PyTorch,
-            # a global one gets no kwargs here, even when registered with_kwargs.
-            run_always_called(_global_forward_hooks, _global_forward_hooks_always_called, (),
-                              "global module")
-            run_always_called(self._forward_hooks, self._forward_hooks_always_called,
-                              self._forward_hooks_with_kwargs, "module")
+            self._run_always_called_hooks_after_error(call)
             raise
+
+    def _has_call_hooks(self):
+        """Whether a call has any hook to run (without one, it is just ``forward``)."""
+        return bool(self._backward_hooks or self._backward_pre_hooks or self._forward_hooks
+                    or self._forward_pre_hooks or _global_backward_pre_hooks
+                    or _global_backward_hooks or _global_forward_hooks or _global_forward_pre_hooks)
+
+    def _backward_hooks_of_call(self):
+        """``(full backward hooks, non-full backward hooks, backward pre-hooks)``, global
+        ones first, as lists taken now."""
+        full_backward_hooks, non_full_backward_hooks, backward_pre_hooks = [], [], []
+        if self._backward_pre_hooks or _global_backward_pre_hooks:
+            backward_pre_hooks = self._get_backward_pre_hooks()
+        if self._backward_hooks or _global_backward_hooks:
+            full_backward_hooks, non_full_backward_hooks = self._get_backward_hooks()
+        return full_backward_hooks, non_full_backward_hooks, backward_pre_hooks
+
+    def _run_forward_pre_hooks(self, call):
+        """Global forward pre-hooks, then the module's own; each may replace ``call.args``
+        (and, registered ``with_kwargs``, ``call.kwargs``)."""
+        if not (_global_forward_pre_hooks or self._forward_pre_hooks):
+            return
+        # A tuple built before the first call: the snapshot (s57).
+        for hook_id, hook in (*_global_forward_pre_hooks.items(), *self._forward_pre_hooks.items()):
+            if hook_id in self._forward_pre_hooks_with_kwargs:
+                args_kwargs_result = hook(self, call.args, call.kwargs)
+                if args_kwargs_result is not None:
+                    if isinstance(args_kwargs_result, tuple) and len(args_kwargs_result) == 2:
+                        call.args, call.kwargs = args_kwargs_result
+                    else:
+                        raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, "
+                                           f"new_kwargs), but got {args_kwargs_result}.")
+            else:
+                args_result = hook(self, call.args)
+                if args_result is not None:
+                    if not isinstance(args_result, tuple):
+                        args_result = (args_result,)
+                    call.args = args_result
+
+    def _run_forward_hooks(self, call):
+        """Global forward hooks, then the module's own; each may replace ``call.result``.
+        The always_call ones that ran are noted, so that an error later does not run them
+        again."""
+        if not (_global_forward_hooks or self._forward_hooks):
+            return
+        for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
+            if hook_id in self._forward_hooks_always_called or hook_id in _global_forward_hooks_always_called:
+                call.always_called_hooks_run.add(hook_id)
+            if hook_id in self._forward_hooks_with_kwargs or hook_id in _global_forward_hooks_with_kwargs:
+                hook_result = hook(self, call.args, call.kwargs, call.result)
+            else:
+                hook_result = hook(self, call.args, call.result)
+            if hook_result is not None:
+                call.result = hook_result
+
+    @staticmethod
+    def _setup_output_hook(bw_hook, result):
+        """The outputs passed through the full backward hooks' identity node."""
+        if not isinstance(result, (_Tensor, tuple)):
+            warnings.warn("For backward hooks to be called, module output should be a Tensor "
+                          f"or a tuple of Tensors but received {type(result)}")
+        return bw_hook.setup_output_hook(result)
+
+    def _register_non_full_backward_hooks(self, hooks, call):
+        """The deprecated backward hooks become post-hooks of the node that made the first
+        output tensor (see :meth:`register_backward_hook`)."""
+        var = call.result
+        while not isinstance(var, _Tensor):
+            if isinstance(var, dict):
+                var = next(v for v in var.values() if isinstance(v, _Tensor))
+            else:
+                var = var[0]
+        grad_fn = var.grad_fn
+        if grad_fn is not None:
+            for hook in hooks:
+                grad_fn.register_hook(_WrappedHook(hook, self))
+            self._maybe_warn_non_full_backward_hook(call.args, call.result, grad_fn)
+
+    def _run_always_called_hooks_after_error(self, call):
+        """The always_call forward hooks that did not run yet, global first (the two
+        loops of PyTorch's ``except`` clause). As in PyTorch, a global one gets no kwargs
+        here, even when registered with_kwargs."""
+        self._run_always_called(call, _global_forward_hooks, _global_forward_hooks_always_called, (),
+                                "global module")
+        self._run_always_called(call, self._forward_hooks, self._forward_hooks_always_called,
+                                self._forward_hooks_with_kwargs, "module")
+
+    def _run_always_called(self, call, hooks, always_called, with_kwargs, whose):
+        """Run the always_call hooks of ``hooks`` that did not run yet; one that raises is
+        reported in a warning and skipped."""
+        for hook_id, hook in hooks.items():
+            if hook_id in always_called and hook_id not in call.always_called_hooks_run:
+                try:
+                    if hook_id in with_kwargs:
+                        hook_result = hook(self, call.args, call.kwargs, call.result)
+                    else:
+                        hook_result = hook(self, call.args, call.result)
+                    if hook_result is not None:
+                        call.result = hook_result
+                except Exception as e:
+                    warnings.warn(f"{whose} forward hook with ``always_call=True`` raised an "
+                                  "exception that was silenced as another error was raised in "
+                                  f"forward: {str(e)}")
 
     __call__ = _call_impl
 
@@ -726,7 +960,12 @@ class Module:
         return main_str + ")"
 
     def __setstate__(self, state):
+        # A module pickled before a hook level existed gets its empty dicts, as in PyTorch.
         self.__dict__.update(state)
+        for name in _HOOK_DICTS:
+            self.__dict__.setdefault(name, _OrderedDict())
+        self.__dict__.setdefault("_non_persistent_buffers_set", set())
+        self.__dict__.setdefault("_is_full_backward_hook", None)
 
 
 def _typename(obj):
