@@ -10,7 +10,7 @@ import html
 
 import numpy as np
 
-from ..trace import hook_name  # noqa: F401  (the viz modules import it from here)
+from ..autograd._names import hook_name, node_name  # noqa: F401  (the viz modules import them from here)
 
 
 def new_axes(figsize):
@@ -82,12 +82,6 @@ def node_label(node, lookup=None, multiline=True):
     if user and multiline:
         return f"{user}\n{name}"
     return f"{name}({user})" if user else name
-
-
-def node_name(node):
-    """``node.name()`` without a C++ namespace: torch calls its leaf node
-    ``torch::autograd::AccumulateGrad``, minigrad ``AccumulateGrad``."""
-    return str(node.name()).rsplit("::", 1)[-1]
 
 
 def to_numpy(value):
