@@ -100,18 +100,16 @@ def to_numpy(value):
 def summarize(value, max_items=4):
     """A short, deterministic text for a hook argument.
 
-    Tensors show their values rounded to 4 significant digits when they have
-    at most ``max_items`` elements, otherwise their shape and mean; tuples and
-    lists are summarised element-wise; nodes by name. Never an address.
+    Tensors with at most ``max_items`` elements show as their own repr does, on
+    one line (``tensor([0.5000, 0.2500])``), larger ones their shape and mean;
+    tuples and lists are summarised element-wise; nodes by name. Never an address.
     """
     if value is None:
         return "None"
     if is_tensor(value):
         arr = to_numpy(value)
         if arr.size <= max_items:
-            vals = np.array2string(np.round(arr.astype(float), 4), separator=", ",
-                                   precision=4, suppress_small=True)
-            return f"tensor({vals})"
+            return " ".join(repr(value).split())
         return f"tensor(shape={shape_str(arr.shape)}, mean={float(arr.mean()):.4g})"
     if is_node(value):
         return node_label(value, multiline=False)
