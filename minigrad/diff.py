@@ -187,14 +187,20 @@ def _timeout_report(runs, timeout):
 
 
 def _seconds(text):
-    value = float(text)
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, not {text}") from None
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
     return value
 
 
 def _lines(text):
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number of lines, not {text}") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more lines, not {text}")
     return value
