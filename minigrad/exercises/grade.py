@@ -4,11 +4,16 @@
                                            [--feedback DIR] [--jobs N]
 
 A SUBMISSION is a notebook or a folder; every ``*.ipynb`` below a folder counts
-(``.ipynb_checkpoints`` excepted). Whose notebook it is comes from its path:
+(``.ipynb_checkpoints`` excepted). Whose notebook it is comes from its path (see
+:func:`student_of`):
 
-* ``.../submitted/<student>/<assignment>/<notebook>.ipynb`` (nbgrader's layout, also
-  ``autograded/``): the student is the folder below ``submitted``;
-* otherwise the student is the notebook's folder: ``submissions/alice/lesson.ipynb``.
+* the student is the first folder below the SUBMISSION folder, however deep the notebook
+  lies: ``submissions/alice/week2/lesson.ipynb`` is alice's;
+* in nbgrader's layout, ``course/submitted/<student>/<assignment>/<notebook>.ipynb``
+  (also ``autograded/``), that is the folder below ``submitted``, whether the
+  SUBMISSION is ``course/submitted`` or ``course``;
+* a notebook given by itself, or lying in the SUBMISSION folder directly, is named after
+  its file: ``p.ipynb`` is p's.
 
 Which lesson it is comes from the notebook's metadata (``metadata.minigrad.lesson``, set
 in every lesson notebook and kept by Jupyter when a student renames or saves the file),
@@ -33,26 +38,37 @@ Output: ``--out`` (default ``gradebook.csv``) has one row per student, lesson an
 exercise: ``student,lesson,exercise,status,points,max_points,message``, the status being
 one of ``passed``, ``failed``, ``not implemented``, ``error`` (the learner's code raised,
 the cell defining it failed, or it killed the kernel), ``timeout`` or ``missing`` (not
-defined in the notebook, or no notebook of that lesson from this student). Points are
-the exercise level's (warm-up 1, core 2, stretch 3) when it passed, else 0. A student
+defined in the notebook, or no notebook of that lesson from this student: the message then
+names the student's notebooks that were skipped, e.g. one that is not valid JSON). Points
+are the exercise level's (warm-up 1, core 2, stretch 3) when it passed, else 0. A student
 without a notebook for a lesson that others handed in gets ``missing`` rows for it. The
-terminal shows a progress line per notebook and then one line per student with the
-totals. ``--feedback DIR`` writes ``DIR/<student>/<notebook>.md`` for each notebook.
+CSV is rewritten (whole: a temporary file renamed over it) each time a notebook is graded,
+so an interrupted run keeps every finished row. The terminal shows a progress line per
+notebook and then one line per student with the totals. ``--feedback DIR`` writes
+``DIR/<student>/<notebook>.md`` for each notebook in the gradebook (the same points).
 
-Exit status: 0 when grading finished (whatever the grades), 2 on a usage error (no such
-path, no notebooks).
+``--out`` and ``--feedback`` are checked before anything is graded: neither may be a
+SUBMISSION or lie inside a SUBMISSION folder, they may not be the same place, and both
+must be writable. Nothing a SUBMISSION holds is ever written to.
+
+Exit status: 0 when grading finished (whatever the grades); 2 on a usage error (no such
+path, no notebooks, a bad ``--out``, ``--feedback`` or ``--timeout``); 130 after Ctrl-C
+and 143 after SIGTERM: the running kernels are shut down, their temporary folders removed,
+and the gradebook (and feedback) holds the notebooks graded so far.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
 import csv
+import io
 import json
 import logging
 import math
 import os
 import re
 import secrets
+import signal
 import subprocess
 import sys
 import tempfile
@@ -63,9 +79,11 @@ from pathlib import Path as _Path
 
 from minigrad.exercises.grading import MARKER as _MARKER
 from minigrad.exercises.registry import Exercise as _Exercise, lesson_exercises as _lesson_exercises
+from minigrad.utils._output_files import (output_problem as _output_problem,
+                                          write_atomically as _write_atomically)
 
 __all__ = ["COLUMNS", "STATUSES", "Row", "find_notebooks", "student_of", "grade", "main",
-           "UsageError"]
+           "UsageError", "Interrupted"]
 
 COLUMNS = ["student", "lesson", "exercise", "status", "points", "max_points", "message"]
 STATUSES = ("passed", "failed", "not implemented", "error", "timeout", "missing")
@@ -108,8 +126,9 @@ class _Submission:
 
 
 # --- finding notebooks -----------------------------------------------------------------
-def find_notebooks(paths) -> list[_Path]:
-    """Every notebook named by ``paths`` (files, or folders searched recursively)."""
+def find_notebooks(paths) -> list[tuple[_Path, str]]:
+    """Every notebook named by ``paths`` (files, or folders searched recursively), each
+    with its student (:func:`student_of`)."""
     found, seen = [], set()
     for raw in paths:
         path = _Path(raw)
@@ -126,34 +145,50 @@ def find_notebooks(paths) -> list[_Path]:
             key = nb.resolve()
             if key not in seen:
                 seen.add(key)
-                found.append(nb)
+                found.append((nb, student_of(nb, path)))
     if not found:
         raise UsageError("no notebooks (*.ipynb) found in " + ", ".join(map(str, paths)))
     return found
 
 
-def student_of(path: _Path) -> str:
-    """The student a notebook belongs to: the folder below ``submitted/`` in nbgrader's
-    ``submitted/<student>/<assignment>/<notebook>`` layout, else the notebook's folder."""
-    parts = _Path(path).resolve().parts
-    if len(parts) >= 4 and parts[-4] in _NBGRADER_FOLDERS:
-        return parts[-3]
-    return parts[-2] if len(parts) >= 2 else "?"
+def student_of(notebook: _Path, given: _Path) -> str:
+    """Whose ``notebook`` is, found under ``given`` (a path of the command line): the first
+    folder below ``given``, however deep the notebook lies (``given/alice/week2/02.ipynb``
+    is alice's), past nbgrader's ``submitted/`` (or ``autograded/``) when ``given`` is a
+    course folder. A notebook given by itself, or lying in ``given`` directly, is named
+    after its file (``p.ipynb`` is p's)."""
+    notebook, given = _Path(notebook), _Path(given)
+    folders = notebook.relative_to(given).parts[:-1] if notebook != given else ()
+    if len(folders) > 1 and folders[0] in _NBGRADER_FOLDERS:
+        folders = folders[1:]
+    return folders[0] if folders else notebook.stem
 
 
 def _read(path: _Path):
+    """The notebook at ``path``; ValueError saying why when it is not one."""
     import nbformat
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return nbformat.read(str(path), as_version=4)
+        try:
+            return nbformat.reads(text, as_version=4)
+        except Exception as exc:
+            raise ValueError(f"not a readable notebook ({type(exc).__name__}: {exc})") from None
 
 
-def _recognise(path: _Path) -> _Submission:
-    sub = _Submission(path=path, student=student_of(path))
+def _recognise(path: _Path, student: str) -> _Submission:
+    sub = _Submission(path=path, student=student)
     try:
         nb = _read(path)
-    except Exception as exc:
-        sub.problem = f"not a readable notebook ({type(exc).__name__}: {exc})"
+    except (OSError, ValueError) as exc:
+        sub.problem = str(exc)
         return sub
     lesson = (nb.metadata.get("minigrad") or {}).get("lesson")
     if lesson is None:
@@ -221,90 +256,118 @@ class _Attempt:
     """What one run of a notebook in one kernel gave."""
     found: dict = _field(default_factory=dict)         # exercise -> (status, message)
     cell_errors: dict = _field(default_factory=dict)   # cell index -> "Ename: value"
+    current_cell: int | None = None   # the last cell started
     stopped_at: int | None = None     # the cell running when the cells' time ran out
-    died_at: object = None            # cell index, "start" or "grading": where the kernel died
+    checking: bool = False            # the cells are done: the grading cell started
+    died: bool = False                # the kernel died (os._exit, a crash, out of memory)
     hung: str | None = None           # why nothing could be checked
     grading_done: bool = False
 
+    @property
+    def killing_cell(self):
+        """The notebook's cell that killed the kernel, or None."""
+        return self.current_cell if self.died and not self.checking else None
+
+    @property
+    def died_at_start(self):
+        """The kernel died before any cell ran: nobody's fault, try again."""
+        return self.died and self.current_cell is None and not self.checking
+
+
+async def _start_kernel(km, client, cwd):
+    """A fresh kernel in the folder ``cwd``, and ``client`` connected to it."""
+    await km.start_kernel(cwd=cwd, env=_kernel_env(),
+                          extra_arguments=["--HistoryManager.hist_file=:memory:"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    await client.async_start_new_kernel_client()
+
+
+async def _run_cells(client, nb, timeout: float, skip, got: _Attempt):
+    """Step 1: the notebook's code cells (but those in ``skip``), errors and all, in
+    ``timeout`` seconds together; the running cell is interrupted when they run out."""
+    deadline = time.monotonic() + timeout
+    for index, cell in enumerate(list(nb.cells)):
+        if cell.cell_type != "code" or not cell.source.strip() or index in skip:
+            continue
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            got.stopped_at = index
+            return
+        got.current_cell = index
+        client.timeout = max(1, math.ceil(remaining))
+        await client.async_execute_cell(cell, index)
+        error = _first_error(cell)
+        if error:
+            got.cell_errors[index] = error
+        if time.monotonic() >= deadline:
+            got.stopped_at = index
+            return
+
+
+async def _run_checks(client, nb, lesson: str, names, timeout: float, cwd, got: _Attempt):
+    """Step 2: a cell appended to the notebook imports the real checks afresh and grades
+    the exercises ``names`` on the learner's objects; it writes each result to a file
+    (and prints it), marked with a nonce the learner's code cannot know."""
+    import nbformat
+    got.checking = True
+    nonce = secrets.token_hex(12)
+    results_path = os.path.join(cwd, f"minigrad-grade-{nonce}.txt")
+    cell = nbformat.v4.new_code_cell(_GRADING_CELL.format(
+        lesson=lesson, nonce=nonce, budget=float(timeout), names=list(names),
+        results_path=results_path))
+    nb.cells.append(cell)
+    client.timeout = math.ceil(timeout) + 30
+    try:
+        await asyncio.wait_for(client.async_execute_cell(cell, len(nb.cells) - 1), timeout + 60)
+        got.grading_done = True
+    except asyncio.TimeoutError:
+        pass
+    finally:
+        nb.cells.pop()
+        got.found = _results(_printed_lines(cell), nonce)
+        got.found.update(_results(_file_lines(results_path), nonce))
+    if got.grading_done and not got.found and _first_error(cell):
+        got.hung = f"the grading cell failed: {_first_error(cell)}"
+
+
+async def _stop_kernel(km, client):
+    """Shut the kernel down (its connection file goes with it), whatever happened."""
+    try:
+        if client.kc is not None:
+            client.kc.stop_channels()
+    finally:
+        if km.has_kernel:
+            await km.shutdown_kernel(now=True)
+
 
 async def _attempt(nb, lesson: str, names, timeout: float, skip) -> _Attempt:
-    """Run ``nb``'s code cells (but those in ``skip``) in a fresh kernel, then grade the
-    exercises ``names`` with a cell appended for the purpose."""
+    """Run ``nb``'s code cells (but those in ``skip``) in a fresh kernel, in a temporary
+    folder, then grade the exercises ``names`` with a cell appended for the purpose."""
     from nbclient import NotebookClient
     from nbclient.exceptions import DeadKernelError
-    import nbformat
 
     quiet = logging.getLogger("minigrad.grade.nbclient")
     quiet.setLevel(logging.CRITICAL)
     got = _Attempt()
-    index = None
     with tempfile.TemporaryDirectory(prefix="minigrad-grade-") as cwd:
         km = _kernel_manager()
         client = NotebookClient(nb, km=km, allow_errors=True, interrupt_on_timeout=True,
                                 record_timing=False, log=quiet, startup_timeout=120)
         try:
-            await km.start_kernel(cwd=cwd, env=_kernel_env(),
-                                  extra_arguments=["--HistoryManager.hist_file=:memory:"],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            await client.async_start_new_kernel_client()
-
-            async def run_cells():
-                nonlocal index
-                deadline = time.monotonic() + timeout
-                for index, cell in enumerate(list(nb.cells)):
-                    if cell.cell_type != "code" or not cell.source.strip() or index in skip:
-                        continue
-                    remaining = deadline - time.monotonic()
-                    if remaining <= 0:
-                        got.stopped_at = index
-                        return
-                    client.timeout = max(1, math.ceil(remaining))
-                    await client.async_execute_cell(cell, index)
-                    error = _first_error(cell)
-                    if error:
-                        got.cell_errors[index] = error
-                    if time.monotonic() >= deadline:
-                        got.stopped_at = index
-                        return
-
+            await _start_kernel(km, client, cwd)
             try:
                 # a kernel that ignores the interrupt is given 30 s more, then stopped
-                await asyncio.wait_for(run_cells(), timeout + 30)
+                await asyncio.wait_for(_run_cells(client, nb, timeout, skip, got), timeout + 30)
             except asyncio.TimeoutError:
-                where = "" if index is None else f" cell #{index + 1}"
+                where = "" if got.current_cell is None else f" cell #{got.current_cell + 1}"
                 got.hung = (f"the notebook was still running{where} after {timeout:.0f} s and did "
                             "not stop when interrupted, so nothing could be checked.")
                 return got
-
-            index = "grading"
-            nonce = secrets.token_hex(12)
-            results_path = os.path.join(cwd, f"minigrad-grade-{nonce}.txt")
-            cell = nbformat.v4.new_code_cell(_GRADING_CELL.format(
-                lesson=lesson, nonce=nonce, budget=float(timeout), names=list(names),
-                results_path=results_path))
-            nb.cells.append(cell)
-            client.timeout = math.ceil(timeout) + 30
-            try:
-                await asyncio.wait_for(client.async_execute_cell(cell, len(nb.cells) - 1),
-                                       timeout + 60)
-                got.grading_done = True
-            except asyncio.TimeoutError:
-                pass
-            finally:
-                nb.cells.pop()
-                got.found = _results(_printed_lines(cell), nonce)
-                got.found.update(_results(_file_lines(results_path), nonce))
-            if got.grading_done and not got.found and _first_error(cell):
-                got.hung = f"the grading cell failed: {_first_error(cell)}"
+            await _run_checks(client, nb, lesson, names, timeout, cwd, got)
         except DeadKernelError:
-            got.died_at = "start" if index is None else index
+            got.died = True
         finally:
-            try:
-                if client.kc is not None:
-                    client.kc.stop_channels()
-            finally:
-                if km.has_kernel:
-                    await km.shutdown_kernel(now=True)
+            await _stop_kernel(km, client)
     return got
 
 
@@ -362,19 +425,19 @@ async def _run_notebook(path: _Path, lesson: str, timeout: float):
             break
         results.update((n, r) for n, r in last.found.items() if n in pending)
         pending = [n for n in pending if n not in last.found]
-        if last.died_at is None:
+        if not last.died:
             for name in pending:
                 results[name] = (("timeout", f"{name}: the checks did not finish in time and the "
                                              "kernel was stopped.") if not last.grading_done else
                                  ("error", f"{name}: the grader got no result for it."))
             pending = []
             break
-        if last.died_at == "grading":
+        if last.checking:
             culprit = pending.pop(0)        # checked in order: the first without a result
             results[culprit] = ("error", f"{culprit}: checking it killed the kernel (os._exit, a "
                                          "crash, or out of memory).")
-        elif last.died_at != "start":       # before any cell ran: just try again
-            skip.add(last.died_at)
+        elif not last.died_at_start:        # before any cell ran: just try again
+            skip.add(last.killing_cell)
     for name in pending:                    # out of attempts
         results[name] = ("error", "the kernel died (crashed, or ran out of memory) again and again, "
                                   "so this could not be checked.")
@@ -388,7 +451,8 @@ async def _run_notebook(path: _Path, lesson: str, timeout: float):
         where = defining[-1] if defining else None
         if where is not None and where in skip:
             status, message = "error", (f"{exercise.name} is not defined: cell #{where + 1}, which "
-                                        "defines it, killed the kernel (os._exit, a crash, or out of memory).")
+                                        "defines it, killed the kernel (os._exit, a crash, or out of "
+                                        "memory).")
         elif where is not None and where in last.cell_errors:
             status, message = "error", (f"{exercise.name} is not defined: cell #{where + 1}, which "
                                         f"defines it, raised {last.cell_errors[where]}")
@@ -435,7 +499,8 @@ class _Progress:
         width = 30
         filled = int(width * self.done / self.total) if self.total else width
         elapsed = time.monotonic() - self.start
-        bar = f"grading [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} notebooks, {elapsed:.0f} s"
+        bar = (f"grading [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} notebooks, "
+               f"{elapsed:.0f} s")
         if self.tty:
             self.stream.write("\r\033[K" + bar + (f"  {last}" if last else ""))
         elif last:
@@ -454,13 +519,86 @@ class _Progress:
 
 
 # --- the class -------------------------------------------------------------------------
-def grade(paths, timeout=_DEFAULT_TIMEOUT, jobs=None, progress=True, warn=None):
-    """Grade the notebooks under ``paths``. Returns ``(rows, submissions)``: the
-    gradebook rows (students in name order, lessons in order, exercises in notebook
-    order) and every notebook found, graded or not (``problem`` says why not)."""
+class Interrupted(Exception):
+    """Grading was stopped by a signal (Ctrl-C, SIGTERM) after the kernels were shut down:
+    ``signal`` (its number), ``graded`` (the submissions that finished) and ``total``."""
+
+    def __init__(self, signum, graded, total):
+        super().__init__(f"interrupted by {signal.Signals(signum).name}: {len(graded)} of {total} "
+                         "notebook(s) graded")
+        self.signal, self.graded, self.total = signum, graded, total
+
+
+def _kept(graded, warn=None) -> dict:
+    """``{(student, lesson): submission}``: one notebook per student and lesson, the best
+    when several were handed in (``warn`` says which was kept)."""
+    best: dict[tuple[str, str], _Submission] = {}
+    for sub in sorted(graded, key=lambda s: (s.student, s.lesson, str(s.path))):
+        key = (sub.student, sub.lesson)
+        if key in best:
+            kept = max(best[key], sub, key=lambda s: s.points)
+            other = sub if kept is best[key] else best[key]
+            if warn:
+                warn(f"{sub.student} handed in several notebooks of lesson {sub.lesson}: "
+                     f"graded {kept.path} ({kept.points} points), not {other.path}")
+            best[key] = kept
+        else:
+            best[key] = sub
+    return best
+
+
+def _missing_rows(student, lesson, subs):
+    """``missing`` rows for a lesson ``student`` handed in no gradable notebook of; the
+    message names the student's notebooks that were skipped, and why."""
+    skipped = "".join(f" {s.path} was skipped: {s.problem}." for s in subs
+                      if s.student == student and s.problem)
+    return [_row(student, e, "missing", f"no notebook of lesson {lesson} from {student}.{skipped}")
+            for e in _lesson_exercises(lesson)]
+
+
+async def _grade_all(todo, timeout, jobs, on_graded):
+    """Grade ``todo`` side by side, ``jobs`` at a time, calling ``on_graded(submission)``
+    as each finishes. On SIGINT or SIGTERM the running notebooks are cancelled (their
+    kernels shut down, their folders removed) and the signal's number is returned."""
+    loop, task, stopped = asyncio.get_running_loop(), asyncio.current_task(), []
+    gate = asyncio.Semaphore(jobs)
+
+    def stop(signum):
+        if not stopped:                 # a second Ctrl-C must not cut the clean-up short
+            stopped.append(signum)
+            task.cancel()
+
+    async def one(sub):
+        async with gate:
+            await _grade_submission(sub, timeout)
+        on_graded(sub)
+
+    signals = (signal.SIGINT, signal.SIGTERM)
+    for signum in signals:
+        loop.add_signal_handler(signum, stop, signum)
+    try:
+        await asyncio.gather(*(one(s) for s in todo))
+    except asyncio.CancelledError:
+        if not stopped:
+            raise
+    finally:
+        for signum in signals:
+            loop.remove_signal_handler(signum)
+    return stopped[0] if stopped else None
+
+
+def grade(paths, timeout=_DEFAULT_TIMEOUT, jobs=None, progress=True, warn=None, on_graded=None):
+    """Grade the notebooks under ``paths``. Returns ``(rows, graded)``: the gradebook rows
+    (students in name order, lessons in order, exercises in notebook order; ``missing``
+    rows for a lesson a student handed in no gradable notebook of) and the submissions
+    those rows come from, one per student and lesson.
+
+    ``on_graded(rows, graded)``, if given, is called each time a notebook finishes, with
+    the same for the notebooks finished so far (no ``missing`` rows yet). Raises
+    :class:`Interrupted` on SIGINT or SIGTERM, once the running kernels are shut down."""
     warn = warn or (lambda text: print(f"minigrad.grade: {text}", file=sys.stderr))
     jobs = jobs or min(os.cpu_count() or 1, 8)
-    subs = [_recognise(p) for p in find_notebooks(paths)]
+    subs = [_recognise(path, student) for path, student in find_notebooks(paths)]
     for sub in subs:
         if sub.problem:
             warn(f"skipped {sub.path}: {sub.problem}")
@@ -469,55 +607,40 @@ def grade(paths, timeout=_DEFAULT_TIMEOUT, jobs=None, progress=True, warn=None):
         raise UsageError(f"none of the {len(subs)} notebook(s) found is a minigrad lesson notebook")
 
     bar = _Progress(len(todo)) if progress else None
+    finished = []
 
-    async def run_all():
-        gate = asyncio.Semaphore(jobs)
+    def graded_one(sub):
+        finished.append(sub)
+        if bar:
+            bar.update(sub)
+        if on_graded:
+            kept = _kept(finished)
+            on_graded([r for key in sorted(kept) for r in kept[key].rows], list(kept.values()))
 
-        async def one(sub):
-            async with gate:
-                await _grade_submission(sub, timeout)
-            if bar:
-                bar.update(sub)
-
-        await asyncio.gather(*(one(s) for s in todo))
-
-    if todo:
-        asyncio.run(run_all())
+    stopped_by = asyncio.run(_grade_all(todo, timeout, jobs, graded_one))
     if bar:
         bar.close()
+    if stopped_by is not None:
+        raise Interrupted(stopped_by, list(_kept(finished).values()), len(todo))
 
-    # one notebook per student and lesson: the best, if several were handed in
-    best: dict[tuple[str, str], _Submission] = {}
-    for sub in todo:
-        key = (sub.student, sub.lesson)
-        if key in best:
-            kept = max(best[key], sub, key=lambda s: s.points)
-            other = sub if kept is best[key] else best[key]
-            warn(f"{sub.student} handed in several notebooks of lesson {sub.lesson}: "
-                 f"graded {kept.path} ({kept.points} points), not {other.path}")
-            best[key] = kept
-        else:
-            best[key] = sub
+    kept = _kept(todo, warn)
     students = sorted({s.student for s in subs})
     lessons = sorted({s.lesson for s in todo})
     rows = []
     for student in students:
         for lesson in lessons:
-            sub = best.get((student, lesson))
-            if sub is not None:
-                rows += sub.rows
-            else:
-                rows += [_row(student, e, "missing", f"no notebook of lesson {lesson} from {student}.")
-                         for e in _lesson_exercises(lesson)]
-    return rows, subs
+            sub = kept.get((student, lesson))
+            rows += sub.rows if sub is not None else _missing_rows(student, lesson, subs)
+    return rows, [kept[key] for key in sorted(kept)]
 
 
 def _write_gradebook(rows, path: _Path):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=COLUMNS)
-        writer.writeheader()
-        writer.writerows(r.as_dict() for r in rows)
+    """The CSV, written whole (a temporary file renamed over ``path``)."""
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, fieldnames=COLUMNS)
+    writer.writeheader()
+    writer.writerows(r.as_dict() for r in rows)
+    _write_atomically(path, text.getvalue())
 
 
 def _summary(rows) -> str:
@@ -527,8 +650,8 @@ def _summary(rows) -> str:
     def score(student, lesson=None):
         mine = [r for r in rows if r.student == student and (lesson is None or r.lesson == lesson)]
         return f"{sum(r.points for r in mine)}/{sum(r.max_points for r in mine)}"
-    header = ["student"] + [f"lesson {l}" for l in lessons] + ["total"]
-    table = [header] + [[s] + [score(s, l) for l in lessons] + [score(s)] for s in students]
+    header = ["student"] + [f"lesson {lesson}" for lesson in lessons] + ["total"]
+    table = [header] + [[s] + [score(s, lesson) for lesson in lessons] + [score(s)] for s in students]
     widths = [max(len(line[i]) for line in table) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
                        for i, (cell, w) in enumerate(zip(line, widths))) for line in table]
@@ -544,10 +667,7 @@ def _write_feedback(subs, folder: _Path) -> list[_Path]:
     """One markdown file per graded notebook: ``folder/<student>/<notebook name>.md``."""
     written = []
     for sub in subs:
-        if not sub.lesson:
-            continue
         target = folder / sub.student / (sub.path.stem + ".md")
-        target.parent.mkdir(parents=True, exist_ok=True)
         total = sum(r.max_points for r in sub.rows)
         lines = [f"# {sub.student}: lesson {sub.lesson} ({sub.path.name})", "",
                  f"**{sub.points} / {total} points**", "",
@@ -557,21 +677,47 @@ def _write_feedback(subs, folder: _Path) -> list[_Path]:
             lines.append(f"| `{r.exercise}` | {_ICONS.get(r.status, '')} {r.status} | "
                          f"{r.points}/{r.max_points} | {message} |")
         lines += ["", "Points: warm-up 1, core 2, stretch 3, for an exercise that passes its check."]
-        target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        _write_atomically(target, "\n".join(lines) + "\n")
         written.append(target)
     return written
+
+
+def _seconds(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, not {text}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
+    return value
+
+
+def _output_problems(args):
+    """What is wrong with ``--out`` and ``--feedback``, found before anything is graded."""
+    problems = [_output_problem(args.out, args.submissions)]
+    if args.feedback is not None:
+        problems.append(_output_problem(args.feedback, args.submissions, folder=True))
+        if args.feedback.resolve() == args.out.resolve():
+            problems.append(f"--out and --feedback are the same place ({args.out}): give each its own")
+    return [p for p in problems if p]
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m minigrad.grade",
         description="Run students' lesson notebooks and grade their exercises with "
-                    "minigrad's checks; writes a CSV gradebook.")
+                    "minigrad's checks; writes a CSV gradebook.",
+        epilog="Exit status: 0 when grading finished (whatever the grades); 2 on a usage "
+               "error (no such path, no lesson notebooks, an --out or --feedback that is an "
+               "input, inside a submission folder, or cannot be written: checked before "
+               "grading); 130 (Ctrl-C) or 143 (SIGTERM) when interrupted, after writing the "
+               "rows of the notebooks graded so far.")
     parser.add_argument("submissions", nargs="+", metavar="SUBMISSION",
                         help="a notebook, or a folder searched for *.ipynb")
     parser.add_argument("--out", type=_Path, default=_Path("gradebook.csv"),
-                        help="the gradebook CSV to write (default: gradebook.csv)")
-    parser.add_argument("--timeout", type=float, default=_DEFAULT_TIMEOUT, metavar="SECONDS",
+                        help="the gradebook CSV to write (default: gradebook.csv); rewritten "
+                             "as each notebook is graded")
+    parser.add_argument("--timeout", type=_seconds, default=_DEFAULT_TIMEOUT, metavar="SECONDS",
                         help="time for one notebook's cells, and again for its checks "
                              f"(default: {_DEFAULT_TIMEOUT:.0f})")
     parser.add_argument("--feedback", type=_Path, metavar="DIR",
@@ -579,21 +725,28 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=None, metavar="N",
                         help="notebooks run at the same time (default: the number of CPUs)")
     args = parser.parse_args(argv)
-    if args.timeout <= 0:
-        parser.error("--timeout must be positive")
     if args.jobs is not None and args.jobs < 1:
         parser.error("--jobs must be at least 1")
+    for problem in _output_problems(args):
+        parser.error(problem)
     try:
-        rows, subs = grade(args.submissions, timeout=args.timeout, jobs=args.jobs)
+        rows, graded = grade(args.submissions, timeout=args.timeout, jobs=args.jobs,
+                             on_graded=lambda rows, graded: _write_gradebook(rows, args.out))
     except UsageError as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 2
+    except Interrupted as stop:
+        if args.feedback:
+            _write_feedback(stop.graded, args.feedback)
+        print(f"{parser.prog}: {stop}; their rows are in {args.out}"
+              + (f", their feedback in {args.feedback}" if args.feedback else ""), file=sys.stderr)
+        return 128 + stop.signal
     _write_gradebook(rows, args.out)
     if rows:
         print(_summary(rows))
     print(f"\ngradebook: {args.out} ({len(rows)} rows)")
     if args.feedback:
-        written = _write_feedback(subs, args.feedback)
+        written = _write_feedback(graded, args.feedback)
         print(f"feedback: {len(written)} file(s) in {args.feedback}")
     return 0
 
