@@ -35,7 +35,6 @@ that prints random values will differ.
 """
 import argparse
 import importlib.util
-import math
 import os
 import re
 import subprocess
@@ -43,6 +42,7 @@ import sys
 import time
 
 from .run import script_problem as _script_problem
+from .utils._cli import seconds as _seconds
 
 __all__ = ["main", "compare", "first_difference", "normalise", "normalise_stderr", "TIMED_OUT"]
 
@@ -184,16 +184,6 @@ def _timeout_report(runs, timeout):
         else:
             lines.append(f"under {side} it finished with exit status {run['returncode']}")
     return "\n".join(lines)
-
-
-def _seconds(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds, not {text}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
-    return value
 
 
 def _lines(text):

@@ -79,8 +79,8 @@ from pathlib import Path as _Path
 
 from minigrad.exercises.grading import MARKER as _MARKER
 from minigrad.exercises.registry import Exercise as _Exercise, lesson_exercises as _lesson_exercises
-from minigrad.utils._output_files import (output_problem as _output_problem,
-                                          write_atomically as _write_atomically)
+from minigrad.utils._cli import (output_problem as _output_problem, seconds as _seconds,
+                                 write_atomically as _write_atomically)
 
 __all__ = ["COLUMNS", "STATUSES", "Row", "find_notebooks", "student_of", "grade", "main",
            "UsageError", "Interrupted"]
@@ -680,16 +680,6 @@ def _write_feedback(subs, folder: _Path) -> list[_Path]:
         _write_atomically(target, "\n".join(lines) + "\n")
         written.append(target)
     return written
-
-
-def _seconds(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds, not {text}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
-    return value
 
 
 def _output_problems(args):

@@ -20,8 +20,7 @@ import os
 import sys
 
 from minigrad.run import run_script as _run_script, script_problem as _script_problem
-from minigrad.utils._output_files import (output_problem as _output_problem,
-                                          write_atomically as _write_atomically)
+from minigrad.utils._cli import output_problem as _output_problem, write_atomically as _write_atomically
 
 USAGE = "usage: python -m minigrad.trace SCRIPT.py [script args] [--html OUT.html]"
 HEADER = "== minigrad.trace"

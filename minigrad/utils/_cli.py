@@ -1,5 +1,6 @@
-"""Output files of the command-line tools (``minigrad.trace --html``, ``minigrad.grade
---out/--feedback``): checked before any work starts, written all at once.
+"""What the command-line tools share: their arguments and output files (``minigrad.diff
+--timeout``, ``minigrad.trace --html``, ``minigrad.grade --out/--feedback/--timeout``),
+checked before any work starts; output written all at once.
 
 A tool never writes over what it was given to read, and never loses finished work to a
 bad output path: :func:`output_problem` says what is wrong with a path before the tool
@@ -7,11 +8,25 @@ runs, and :func:`write_atomically` writes a file whole or not at all (a temporar
 the same folder, then renamed over the target), so a reader never sees half a file and
 an interrupted write leaves the previous one.
 """
+import argparse
+import math
 import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["output_problem", "write_atomically"]
+__all__ = ["seconds", "output_problem", "write_atomically"]
+
+
+def seconds(text):
+    """An argparse type: a positive, finite number of seconds (``nan``, ``inf``, ``0`` and
+    ``-1`` are refused with a message)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, not {text}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
+    return value
 
 
 def _inside(path, folder):
