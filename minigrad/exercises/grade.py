@@ -573,16 +573,20 @@ async def _grade_all(todo, timeout, jobs, on_graded):
             await _grade_submission(sub, timeout)
         on_graded(sub)
 
-    signals = (signal.SIGINT, signal.SIGTERM)
-    for signum in signals:
-        loop.add_signal_handler(signum, stop, signum)
+    watched = []
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(signum, stop, signum)
+            watched.append(signum)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass                        # Windows, or not the main thread: Python's default
     try:
         await asyncio.gather(*(one(s) for s in todo))
     except asyncio.CancelledError:
         if not stopped:
             raise
     finally:
-        for signum in signals:
+        for signum in watched:
             loop.remove_signal_handler(signum)
     return stopped[0] if stopped else None
 
