@@ -530,8 +530,8 @@ class Interrupted(Exception):
 
 
 def _kept(graded, warn=None) -> dict:
-    """``{(student, lesson): submission}``: one notebook per student and lesson, the best
-    when several were handed in (``warn`` says which was kept)."""
+    """``{(student, lesson): submission}`` in that order: one notebook per student and
+    lesson, the best when several were handed in (``warn`` says which was kept)."""
     best: dict[tuple[str, str], _Submission] = {}
     for sub in sorted(graded, key=lambda s: (s.student, s.lesson, str(s.path))):
         key = (sub.student, sub.lesson)
@@ -618,8 +618,8 @@ def grade(paths, timeout=_DEFAULT_TIMEOUT, jobs=None, progress=True, warn=None, 
         if bar:
             bar.update(sub)
         if on_graded:
-            kept = _kept(finished)
-            on_graded([r for key in sorted(kept) for r in kept[key].rows], list(kept.values()))
+            kept = list(_kept(finished).values())
+            on_graded([r for sub in kept for r in sub.rows], kept)
 
     stopped_by = asyncio.run(_grade_all(todo, timeout, jobs, graded_one))
     if bar:
@@ -635,7 +635,7 @@ def grade(paths, timeout=_DEFAULT_TIMEOUT, jobs=None, progress=True, warn=None, 
         for lesson in lessons:
             sub = kept.get((student, lesson))
             rows += sub.rows if sub is not None else _missing_rows(student, lesson, subs)
-    return rows, [kept[key] for key in sorted(kept)]
+    return rows, list(kept.values())
 
 
 def _write_gradebook(rows, path: _Path):
@@ -730,10 +730,13 @@ def main(argv=None) -> int:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 2
     except Interrupted as stop:
-        if args.feedback:
-            _write_feedback(stop.graded, args.feedback)
-        print(f"{parser.prog}: {stop}; their rows are in {args.out}"
-              + (f", their feedback in {args.feedback}" if args.feedback else ""), file=sys.stderr)
+        kept = "nothing was written"
+        if stop.graded:
+            kept = f"their rows are in {args.out}"
+            if args.feedback:
+                _write_feedback(stop.graded, args.feedback)
+                kept += f", their feedback in {args.feedback}"
+        print(f"{parser.prog}: {stop}; {kept}", file=sys.stderr)
         return 128 + stop.signal
     _write_gradebook(rows, args.out)
     if rows:

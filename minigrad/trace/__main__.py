@@ -59,7 +59,7 @@ def _check(out, rest):
     if problem is not None:
         raise _UsageError(problem[0])
     if out is not None:
-        inputs = [arg for arg in rest if os.path.exists(arg)]
+        inputs = [arg for arg in rest if os.path.isfile(arg)]     # the script and its input files
         problem = _output_problem(out, inputs)
         if problem is not None:
             raise _UsageError(f"--html {problem}")
