@@ -1,33 +1,25 @@
-"""Run unmodified PyTorch code on minigrad, and compare its output with real PyTorch's.
+"""The ``import torch`` redirect: run unmodified PyTorch code on minigrad.
 
-This is the machinery behind ``python -m minigrad.run`` and ``python -m minigrad.diff``
-(and the differential and compatibility tests, which use the same functions):
+This is what ``python -m minigrad.run`` (and the differential and compatibility tests)
+install before running a script:
 
 - :func:`install` redirects ``import torch`` to minigrad: ``sys.modules["torch"]`` becomes
   the ``minigrad`` module, and a meta-path finder maps every ``import torch.X`` (``from
   torch import nn``, ``import torch.nn.functional as F``, ``from torch.autograd.graph
   import ...``) to the very module object ``minigrad.X``. Real PyTorch is never imported.
   A ``torch.X`` that minigrad lacks fails with an error that names the PyTorch API.
-- :func:`run_script` runs a script the way ``python SCRIPT`` does (``__main__``,
-  ``sys.argv``, the script's directory on ``sys.path``, the traceback, the exit status).
-- :func:`normalise` and :func:`compare` turn two runs' outputs into "identical" or the
-  first differing line with context.
+- :func:`missing_api_note` turns an exception that says minigrad lacks something into a
+  hint naming the PyTorch API (``minigrad.run`` adds it to the traceback).
 
 Nothing here changes minigrad's behaviour unless :func:`install` is called.
 """
-import builtins
 import importlib
 import importlib.abc
-import importlib.machinery
 import importlib.util
-import io
-import os
 import pkgutil
 import re
-import runpy
 import sys
 import types
-import zipfile
 
 ISSUES_URL = "https://github.com/minigrad/minigrad/issues"
 
@@ -121,6 +113,11 @@ def _torch_submodules():
     return sorted(names)
 
 
+def name_script(path):
+    """Name ``path`` (the script being run) in the hints of missing-API errors."""
+    _state["script"] = path
+
+
 def is_installed():
     """True when ``sys.modules["torch"]`` is minigrad."""
     return getattr(sys.modules.get("torch"), "__name__", None) == "minigrad"
@@ -134,7 +131,7 @@ def install(script=None):
     frameworks in one process would mix their tensors.
     """
     if script is not None:
-        _state["script"] = script
+        name_script(script)
     if is_installed():
         return sys.modules["torch"]
     if "torch" in sys.modules:
@@ -162,10 +159,11 @@ def check_no_real_torch():
                 f"sys.modules[{name!r}] is {real!r}, not a minigrad module: real torch leaked in")
 
 
-# --- running a script like `python SCRIPT` ------------------------------------------------
-
-def _missing_api_note(exc):
-    """A hint for an exception that says minigrad lacks something PyTorch has, or None."""
+def missing_api_note(exc):
+    """A hint for an exception that says minigrad lacks something PyTorch has, or None
+    (always None when the redirect is not installed)."""
+    if not is_installed():
+        return None
     if isinstance(exc, AttributeError) and not isinstance(getattr(exc, "obj", None), types.ModuleType):
         obj, name = getattr(exc, "obj", None), getattr(exc, "name", None)
         cls = obj if isinstance(obj, type) else type(obj)
@@ -178,166 +176,3 @@ def _missing_api_note(exc):
         if m:
             return missing_api_message(f"{torch_name(m.group(2))}.{m.group(1)}")
     return None
-
-
-def _script_traceback(tb, script):
-    """The part of `tb` that ``python SCRIPT`` would show: from the script's first frame
-    on (not runpy's and ours), without a last frame in this module (the missing-API
-    error is raised here, but the script's line is where it comes from)."""
-    start = tb
-    while start is not None and os.path.abspath(start.tb_frame.f_code.co_filename) != script:
-        start = start.tb_next
-    if start is None:
-        return tb
-    last = start
-    while last.tb_next is not None:
-        if last.tb_next.tb_next is None and last.tb_next.tb_frame.f_code.co_filename == __file__:
-            last.tb_next = None
-            break
-        last = last.tb_next
-    return start
-
-
-def _exec_as_main(script):
-    """Execute the file `script` (an absolute path) as the ``__main__`` module, with the
-    globals ``python SCRIPT`` gives it (runpy.run_path would also rewrite sys.argv[0])."""
-    with io.open_code(script) as f:
-        code = compile(f.read(), script, "exec", dont_inherit=True)
-    main = types.ModuleType("__main__")
-    main.__file__ = script
-    main.__cached__ = None
-    main.__loader__ = importlib.machinery.SourceFileLoader("__main__", script)
-    main.__builtins__ = builtins
-    main.__annotations__ = {}
-    sys.modules["__main__"] = main  # pickle finds the script's classes here, as in Python
-    exec(code, main.__dict__)
-
-
-def run_script(path, args=()):
-    """Run the Python file `path` as ``__main__`` with ``sys.argv = [path, *args]``, like
-    ``python path args...``; return its exit status.
-
-    An uncaught exception goes to ``sys.excepthook`` with the traceback starting at the
-    script's own frame (status 1); when it says minigrad lacks a PyTorch API, a note says
-    which and how to compare with PyTorch. ``SystemExit`` gives its status, as in Python.
-    """
-    script = os.path.abspath(path)
-    _state["script"] = path
-    sys.argv = [path, *args]
-    sys.path[0] = os.path.dirname(script)
-    saved_main = sys.modules.get("__main__")
-    try:
-        if os.path.isfile(script) and not zipfile.is_zipfile(script):
-            _exec_as_main(script)
-        else:  # a directory or zip file with a __main__.py, as `python DIR` runs it
-            runpy.run_path(script, run_name="__main__")
-    except SystemExit as e:
-        code = e.code
-        if code is None:
-            return 0
-        if isinstance(code, int):
-            return code
-        print(code, file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        raise
-    except BaseException as e:  # noqa: BLE001 - reported like Python's top level does
-        note = _missing_api_note(e) if is_installed() else None
-        if note and hasattr(e, "add_note") and note not in getattr(e, "__notes__", ()):
-            e.add_note(note)
-        tb = _script_traceback(e.__traceback__, script)
-        sys.excepthook(type(e), e.with_traceback(tb), tb)
-        return 1
-    finally:
-        if saved_main is not None:
-            sys.modules["__main__"] = saved_main
-        try:
-            sys.stdout.flush()
-        except (OSError, ValueError):
-            pass
-    return 0
-
-
-# --- comparing two runs ---------------------------------------------------------------------
-
-_ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
-_MODULE_NAME = re.compile(r"\bminigrad\.")
-_FRAME = re.compile(r'^(\s*)File "([^"]+)", line \d+')
-_WARNING = re.compile(r"^(.+?):\d+: (\w*Warning): ")
-_CPP_LOCATION = re.compile(r" \(Triggered internally at [^)]*\)")
-
-
-def normalise(text):
-    """Object addresses -> ``0xADDR``; ``minigrad.`` -> ``torch.`` (``minigrad.float32``,
-    ``<class 'minigrad.Tensor'>``). The only normalisation of stdout."""
-    return _MODULE_NAME.sub("torch.", _ADDRESS.sub("0xADDR", text))
-
-
-def normalise_stderr(text, script):
-    """:func:`normalise`, then what only a library's internals make different: traceback
-    frames outside `script` are dropped (with their source lines), a warning raised
-    outside `script` shows ``<library>`` for its file and line, and PyTorch's
-    "(Triggered internally at <C++ file>)" suffix is removed."""
-    script = os.path.abspath(script)
-    out, skipping_indent = [], None
-    for line in _CPP_LOCATION.sub("", text).splitlines():
-        if skipping_indent is not None:
-            if line.startswith(skipping_indent + " ") and line.strip():
-                continue  # source / caret line of a dropped frame or warning
-            skipping_indent = None
-        frame = _FRAME.match(line)
-        if frame:
-            if os.path.abspath(frame.group(2)) != script:
-                skipping_indent = frame.group(1)
-                continue
-        else:
-            warning = _WARNING.match(line)
-            if warning and os.path.abspath(warning.group(1)) != script:
-                line = f"<library>: {warning.group(2)}: {line[warning.end():]}"
-                skipping_indent = ""
-        out.append(line)
-    return normalise("\n".join(out) + ("\n" if text.endswith("\n") else ""))
-
-
-def _context(lines, index, n, marker):
-    start = max(0, index - n)
-    shown = []
-    for i in range(start, min(len(lines), index + n + 1)):
-        shown.append(f"{'>' if i == index else ' '} {i + 1:4d} | {lines[i]}")
-    if index >= len(lines):
-        shown.append(f"> {index + 1:4d} | <end of {marker}>")
-    return "\n".join(shown)
-
-
-def first_difference(torch_text, minigrad_text, what, context=3):
-    """None if the texts are equal, else a report: the first differing line of `what`
-    ("stdout", "stderr") with `context` lines around it from both sides."""
-    if torch_text == minigrad_text:
-        return None
-    a, b = torch_text.splitlines(), minigrad_text.splitlines()
-    i = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-    if i == len(a) == len(b):  # only the final newline differs
-        return f"{what} differs only in its final newline"
-    return (f"first difference: {what} line {i + 1}\n"
-            f"--- torch\n{_context(a, i, context, what)}\n"
-            f"--- minigrad\n{_context(b, i, context, what)}")
-
-
-def compare(torch_run, minigrad_run, script, stderr=True, context=3):
-    """Compare two runs, each a dict with ``stdout``, ``stderr`` and ``returncode``;
-    return None when identical, else a report of the first difference: stdout first,
-    then stderr (when `stderr`), then the exit status."""
-    report = first_difference(normalise(torch_run["stdout"]), normalise(minigrad_run["stdout"]),
-                              "stdout", context)
-    if report is None and stderr:
-        report = first_difference(normalise_stderr(torch_run["stderr"], script),
-                                  normalise_stderr(minigrad_run["stderr"], script),
-                                  "stderr", context)
-    if report is None and torch_run["returncode"] != minigrad_run["returncode"]:
-        report = (f"exit status {torch_run['returncode']} under torch, "
-                  f"{minigrad_run['returncode']} under minigrad")
-    if report is not None and torch_run["returncode"] != minigrad_run["returncode"]:
-        tail = "\n".join(minigrad_run["stderr"].splitlines()[-6:])
-        if tail and "stderr line" not in report:
-            report += f"\n--- minigrad's stderr ends with\n{tail}"
-    return report

@@ -30,6 +30,7 @@ import numpy as np
 
 from .. import _tensor_class, grad_mode
 from ..utils.hooks import RemovableHandle as _RemovableHandle, add_hook as _add_hook
+from ._names import hook_name as _hook_name
 from .graph_task import (current_graph_task_id as _current_graph_task_id,
                          will_engine_execute_node as _will_engine_execute_node)
 from .saved_variable import (SavedTensor, current_saved_tensors_hooks, disable_saved_tensors_hooks,
@@ -47,9 +48,6 @@ __all__ = [
 ACCUMULATE_GRAD_SEQUENCE_NR = 2 ** 64 - 1      # UINT64_MAX: a ready leaf always runs next
 _sequence_nr = itertools.count()
 
-def _hook_name(hook):
-    return getattr(hook, "__name__", "<unknown>")
-
 
 def check_tensor_hook_result(hook, old, new):
     """PyTorch's ``check_single_result``: what a tensor or node hook may put in a slot."""
@@ -61,11 +59,11 @@ def check_tensor_hook_result(hook, old, new):
         raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
     if new.dtype is not old.dtype:
         raise RuntimeError(
-            f"hook '{_hook_name(hook)}' has changed the type of value "
+            f"hook '{_hook_name(hook, '<unknown>')}' has changed the type of value "
             f"(was {old.type()} got {new.type()})")
     if new.shape != old.shape:
         raise RuntimeError(
-            f"hook '{_hook_name(hook)}' has changed the size of value")
+            f"hook '{_hook_name(hook, '<unknown>')}' has changed the size of value")
 
 
 def check_node_hook_result(hook, old, new):
@@ -74,7 +72,7 @@ def check_node_hook_result(hook, old, new):
         raise TypeError(f"expected tuple, but hook returned '{type(new).__name__}'")
     if len(new) != len(old):
         raise RuntimeError(
-            f"hook '{_hook_name(hook)}' has returned an incorrect number of values "
+            f"hook '{_hook_name(hook, '<unknown>')}' has returned an incorrect number of values "
             f"(got {len(new)}, but expected {len(old)})")
     for o, n in zip(old, new):
         check_tensor_hook_result(hook, o, n)

@@ -24,9 +24,10 @@ torch is optional: it is imported only when a recording starts, never by
 """
 import numpy as np
 
+from ..autograd._names import hook_name as _hook_name, node_name as _node_name
 from ..autograd.engine import EVENT_KINDS as _EVENT_KINDS
 
-__all__ = ["torch_events", "comparable", "COMPARED_KINDS", "hook_name"]
+__all__ = ["torch_events", "comparable", "COMPARED_KINDS"]
 
 _TORCH_MISSING = ("minigrad.trace records real PyTorch, which is not installed: "
                  "pip install torch==2.13.0 (or the project's extra: pip install -e \".[torch]\")")
@@ -38,33 +39,15 @@ COMPARED_KINDS = tuple(kind for kind in _EVENT_KINDS if kind not in ("apply", "c
 
 
 def torch_events():
-    """Record the real torch backward passes run inside the block (see
-    :class:`minigrad.trace.recorder.torch_events` for what is and is not seen)."""
+    """Record the real torch backward passes run inside the block: ``with
+    torch_events() as events:``. Returns a :class:`minigrad.trace.recorder.TorchRecorder`
+    (its docstring says what is and is not seen)."""
     try:
         import torch  # noqa: F401
     except ImportError as exc:
         raise ImportError(_TORCH_MISSING) from exc
-    from .recorder import torch_events as recorder
-    return recorder()
-
-
-def _node_name(node):
-    if node is None:
-        return None
-    return str(node.name()).rsplit("::", 1)[-1]
-
-
-def hook_name(hook):
-    """A hook's name as recordings and pictures show it (also ``minigrad.viz``'s):
-    ``log_pre`` for a function, the class name for a callable object, the wrapped
-    function's name for ``functools.partial``; None for None."""
-    if hook is None:
-        return None
-    func = getattr(hook, "func", None)          # functools.partial
-    if func is not None and callable(func):
-        return hook_name(func)
-    name = getattr(hook, "__name__", None)
-    return name if name is not None else type(hook).__name__
+    from .recorder import TorchRecorder
+    return TorchRecorder()
 
 
 def _plain(value, digits):
@@ -87,5 +70,5 @@ def comparable(events, digits=4, kinds=COMPARED_KINDS):
     the same for torch (:func:`torch_events`) and minigrad (``record_events``)
     when both engines did the same thing. Node names drop C++ namespaces
     (``torch::autograd::AccumulateGrad`` reads ``AccumulateGrad``)."""
-    return [(e.kind, _node_name(e.node), hook_name(e.hook), _plain(e.args, digits))
+    return [(e.kind, _node_name(e.node), _hook_name(e.hook), _plain(e.args, digits))
             for e in events if e.kind in kinds]

@@ -6,32 +6,63 @@ the script's own output, below a ``== minigrad.trace`` line. With ``--html OUT``
 it also writes a self-contained page: per pass, the event list, the hook timeline
 and the graph, pictures embedded as base64 PNG. Leaves are named after the
 script's global variables (``AccumulateGrad(x)``) and modules' parameter names.
-The exit status is the script's.
+Values print as the tensors' own repr does (on one line).
+
+The script runs as ``python SCRIPT.py`` runs it: its traceback, the message of
+``sys.exit("...")``, and its exit status, which is this command's. ``OUT`` is checked
+before the script runs (exit status 2 when it is missing, is the script or one of its
+inputs, or cannot be written), and the page is written whole or not at all.
 """
 import base64
 import html
 import io
 import os
-import runpy
 import sys
-import traceback
+
+from minigrad.run import run_script as _run_script, script_problem as _script_problem
+from minigrad.utils._cli import output_problem as _output_problem, write_atomically as _write_atomically
 
 USAGE = "usage: python -m minigrad.trace SCRIPT.py [script args] [--html OUT.html]"
 HEADER = "== minigrad.trace"
 
 
+class _UsageError(Exception):
+    """A bad command line: exit status 2, before the script runs."""
+
+
 def _split_args(argv):
-    """``--html OUT`` is ours wherever it stands; everything else is the script's."""
+    """``--html OUT`` (or ``--html=OUT``) is ours wherever it stands; everything else is
+    the script's."""
     out, rest = None, []
     i = 0
     while i < len(argv):
-        if argv[i] == "--html" and i + 1 < len(argv):
+        if argv[i].startswith("--html="):
+            out = argv[i][len("--html="):]
+        elif argv[i] == "--html":
+            if i + 1 == len(argv):
+                raise _UsageError("--html needs a file name: --html OUT.html")
             out = argv[i + 1]
-            i += 2
-            continue
-        rest.append(argv[i])
+            i += 1
+        else:
+            rest.append(argv[i])
         i += 1
+    if out == "":
+        raise _UsageError("--html needs a file name: --html OUT.html")
     return out, rest
+
+
+def _check(out, rest):
+    """The usage errors found before the script runs."""
+    if not rest or not rest[0].endswith(".py"):
+        raise _UsageError("the first argument must be the script (SCRIPT.py)")
+    problem = _script_problem(rest[0])
+    if problem is not None:
+        raise _UsageError(problem[0])
+    if out is not None:
+        inputs = [arg for arg in rest if os.path.isfile(arg)]     # the script and its input files
+        problem = _output_problem(out, inputs)
+        if problem is not None:
+            raise _UsageError(f"--html {problem}")
 
 
 def _labels(namespace):
@@ -81,24 +112,17 @@ def _page(script, passes, labels):
 
 
 def main(argv):
-    out, rest = _split_args(argv)
-    if not rest or not rest[0].endswith(".py"):
-        print(USAGE, file=sys.stderr)
+    try:
+        out, rest = _split_args(argv)
+        _check(out, rest)
+    except _UsageError as exc:
+        print(f"{USAGE}\nminigrad.trace: error: {exc}", file=sys.stderr)
         return 2
     script = rest[0]
     from minigrad.trace import torch_events
-    sys.argv = list(rest)
-    sys.path[0] = os.path.dirname(os.path.abspath(script))
-    status, namespace = 0, {}
+    namespace = {}
     with torch_events() as events:
-        try:
-            namespace = runpy.run_path(script, run_name="__main__")
-        except SystemExit as exc:
-            status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-        except BaseException:
-            traceback.print_exc()
-            status = 1
-    sys.stdout.flush()
+        status = _run_script(script, rest[1:], namespace)
     from minigrad.viz import format_events
     labels = _labels(namespace)
     print(f"{HEADER}: {len(events.passes)} backward pass(es) in {os.path.basename(script)}")
@@ -108,8 +132,7 @@ def main(argv):
                                   labels=labels, show_args=True):
             print(line)
     if out:
-        with open(out, "w", encoding="utf-8") as f:
-            f.write(_page(os.path.basename(script), events.passes, labels))
+        _write_atomically(out, _page(os.path.basename(script), events.passes, labels))
         print(f"{HEADER}: wrote {out}")
     return status
 

@@ -60,9 +60,9 @@ import torch
 from torch.autograd import Variable as _Variable
 
 from minigrad.autograd.engine import EngineEvent as _EngineEvent
-from minigrad.trace import hook_name as _hook_name
+from minigrad.autograd._names import hook_name as _hook_name
 
-__all__ = ["torch_events", "TorchNode", "RecordedHook", "Recording",
+__all__ = ["TorchRecorder", "TorchNode", "RecordedHook", "Recording",
            "PassRecord"]
 
 _local = threading.local()          # the stack of passes being recorded, per thread
@@ -522,13 +522,14 @@ class _EngineProxy:
         return getattr(self._engine, name)
 
 
-class torch_events:
-    """``with torch_events() as events:`` records every real torch backward pass
-    (``Tensor.backward``, ``torch.autograd.backward``, ``torch.autograd.grad``) run in
-    the block as minigrad :class:`~minigrad.autograd.engine.EngineEvent` records:
-    ``node_start`` / ``node_done`` (a node's incoming gradients, and the gradients
-    it handed on), ``tensor_hook``, ``retain_grad``, ``pre_hook``,
-    ``post_accumulate_hook``, ``post_hook`` (module backward hooks are post-hooks on
+class TorchRecorder:
+    """What ``minigrad.trace.torch_events()`` returns: ``with TorchRecorder() as events:``
+    records every real torch backward pass (``Tensor.backward``,
+    ``torch.autograd.backward``, ``torch.autograd.grad``) run in the block as minigrad
+    :class:`~minigrad.autograd.engine.EngineEvent` records: ``node_start`` /
+    ``node_done`` (a node's incoming gradients, and the gradients it handed on),
+    ``tensor_hook``, ``retain_grad``, ``pre_hook``, ``post_accumulate_hook``,
+    ``post_hook`` (module backward hooks are post-hooks on
     ``BackwardHookFunctionBackward`` nodes) and ``callback``. ``events`` is a list;
     ``events.passes`` has one :class:`PassRecord` per pass.
 

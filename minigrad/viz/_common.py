@@ -10,7 +10,7 @@ import html
 
 import numpy as np
 
-from ..trace import hook_name  # noqa: F401  (the viz modules import it from here)
+from ..autograd._names import hook_name, node_name  # noqa: F401  (the viz modules import them from here)
 
 
 def new_axes(figsize):
@@ -84,12 +84,6 @@ def node_label(node, lookup=None, multiline=True):
     return f"{name}({user})" if user else name
 
 
-def node_name(node):
-    """``node.name()`` without a C++ namespace: torch calls its leaf node
-    ``torch::autograd::AccumulateGrad``, minigrad ``AccumulateGrad``."""
-    return str(node.name()).rsplit("::", 1)[-1]
-
-
 def to_numpy(value):
     """A numpy copy of a torch or minigrad tensor (or anything array-like)."""
     for attempt in (
@@ -106,18 +100,16 @@ def to_numpy(value):
 def summarize(value, max_items=4):
     """A short, deterministic text for a hook argument.
 
-    Tensors show their values rounded to 4 significant digits when they have
-    at most ``max_items`` elements, otherwise their shape and mean; tuples and
-    lists are summarised element-wise; nodes by name. Never an address.
+    Tensors with at most ``max_items`` elements show as their own repr does, on
+    one line (``tensor([0.5000, 0.2500])``), larger ones their shape and mean;
+    tuples and lists are summarised element-wise; nodes by name. Never an address.
     """
     if value is None:
         return "None"
     if is_tensor(value):
         arr = to_numpy(value)
         if arr.size <= max_items:
-            vals = np.array2string(np.round(arr.astype(float), 4), separator=", ",
-                                   precision=4, suppress_small=True)
-            return f"tensor({vals})"
+            return " ".join(repr(value).split())
         return f"tensor(shape={shape_str(arr.shape)}, mean={float(arr.mean()):.4g})"
     if is_node(value):
         return node_label(value, multiline=False)

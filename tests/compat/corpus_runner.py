@@ -54,7 +54,8 @@ def reset_state(torch):
 def main(argv):
     framework, out_path, scripts = argv[0], argv[1], argv[2:]
     sys.path.insert(1, REPO_ROOT)
-    from minigrad._torch_alias import install, run_script
+    from minigrad._torch_alias import install
+    from minigrad.run import run_script
     if framework == "minigrad":
         install()
     elif framework != "torch":

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from minigrad._torch_alias import compare
+from minigrad.diff import compare
 
 HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parent.parent

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from minigrad._torch_alias import compare, normalise, normalise_stderr
+from minigrad.diff import compare, normalise, normalise_stderr
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TORCH_AVAILABLE = importlib.util.find_spec("torch") is not None
