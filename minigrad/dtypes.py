@@ -71,7 +71,8 @@ def from_numpy_dtype(np_dtype):
         return int64
     if np_dtype.kind == "f":
         return float32
-    raise TypeError(f"minigrad supports float16, float32, float64, int64, int32 and bool data, not {np_dtype}")
+    raise TypeError("minigrad supports float16, float32, float64, int64, int32 and bool data, "
+                    f"not {np_dtype}")
 
 
 def to_numpy_dtype(d):

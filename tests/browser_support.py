@@ -304,7 +304,7 @@ def replica_result(proc, timeout=60):
         proc.kill()
         proc.communicate()
         raise
-    lines = [l for l in stdout.splitlines() if l.startswith("REPLICA-JSON ")]
+    lines = [line for line in stdout.splitlines() if line.startswith("REPLICA-JSON ")]
     if proc.returncode != 0 or not lines:
         raise RuntimeError(f"replica failed ({proc.returncode}):\n{stderr[-3000:]}")
     raw = json.loads(lines[-1][len("REPLICA-JSON "):])

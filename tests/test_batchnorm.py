@@ -106,7 +106,8 @@ CONFIGS = [{}, {"momentum": None}, {"affine": False}, {"track_running_stats": Fa
 @pytest.mark.torch
 @pytest.mark.parametrize("cls,shape", [("BatchNorm1d", (4, 3)), ("BatchNorm1d", (4, 3, 5)),
                                        ("BatchNorm2d", (4, 3, 5, 2))])
-@pytest.mark.parametrize("kw", CONFIGS, ids=lambda kw: ",".join(f"{k}={v}" for k, v in kw.items()) or "default")
+@pytest.mark.parametrize("kw", CONFIGS, ids=lambda kw: ",".join(f"{k}={v}" for k,
+                                                                v in kw.items()) or "default")
 @pytest.mark.parametrize("train", [True, False], ids=["train", "eval"])
 def test_module_matches_torch(cls, shape, kw, train):
     torch = _torch()
@@ -195,7 +196,8 @@ def test_errors_match_torch():
         lambda lib: lib.nn.functional.batch_norm(lib.ones(2, 4), lib.ones(4), None, training=False),
         lambda lib: lib.nn.functional.batch_norm(lib.ones(2, 4), lib.ones(4), lib.ones(4), lib.ones(4),
                                                  lib.ones(3), training=True),
-        lambda lib: lib.nn.functional.batch_norm(lib.ones(2, 3), lib.zeros(3), lib.ones(3), training=True, eps=0),
+        lambda lib: lib.nn.functional.batch_norm(lib.ones(2, 3), lib.zeros(3), lib.ones(3), training=True,
+                                                 eps=0),
         lambda lib: lib.nn.functional.batch_norm(lib.ones(2, 3), lib.zeros(3), lib.ones(3), eps=-1.0),
     ]
     for case in cases:   # the module name is the one printed difference allowed

@@ -59,7 +59,8 @@ def test_pack_keeps_no_tensor_and_recomputes_once_per_pass():
     assert len(calls) == 3                   # and one more for the second pass
     with minigrad.no_grad():
         expected = (x.exp() * x).tanh()
-    assert np.allclose(x.grad.detach().numpy(), 2 * (1 - expected.detach().numpy() ** 2) * (x.exp() * (1 + x)).detach().numpy())
+    assert np.allclose(x.grad.detach().numpy(),
+                       2 * (1 - expected.detach().numpy() ** 2) * (x.exp() * (1 + x)).detach().numpy())
 
 
 def test_inner_hooks_do_not_leak():
@@ -110,9 +111,11 @@ def test_reentrant_runs_a_nested_backward_with_the_outer_state_intact():
 def test_reentrant_refuses_grad_and_warns_without_grad_inputs():
     x = minigrad.randn(3, requires_grad=True)
     y = checkpoint(lambda x: x.exp(), x, use_reentrant=True)
-    with pytest.raises(RuntimeError, match="^When use_reentrant=True, torch.utils.checkpoint is incompatible"):
+    with pytest.raises(RuntimeError,
+                       match="^When use_reentrant=True, torch.utils.checkpoint is incompatible"):
         minigrad.autograd.grad(y.sum(), x)
-    with pytest.warns(UserWarning, match="^None of the inputs have requires_grad=True. Gradients will be None$"):
+    with pytest.warns(UserWarning,
+                      match="^None of the inputs have requires_grad=True. Gradients will be None$"):
         out = checkpoint(lambda x: x.exp(), minigrad.ones(2), use_reentrant=True)
     assert not out.requires_grad
     with pytest.raises(ValueError, match="^Unexpected keyword arguments: scale$"):
@@ -181,6 +184,6 @@ def test_recomputation_stops_once_every_saved_tensor_is_back(early_stop):
 
 @pytest.mark.parametrize("early_stop", [True, False])
 def test_early_stop_matches_torch(early_stop):
-    torch = pytest.importorskip("torch")
-    import torch.utils.checkpoint  # noqa: F401
+    pytest.importorskip("torch")
+    import torch.utils.checkpoint
     assert _recompute_trace(minigrad, early_stop) == _recompute_trace(torch, early_stop)

@@ -269,7 +269,8 @@ def test_record_events_collects_autograd_grad():
     capture = events[-1]
     assert capture.node.variable is x
     np.testing.assert_allclose(capture.args[0].numpy(), gx.numpy())
-    np.testing.assert_allclose(gx.numpy(), w.detach().numpy() * np.exp(x.detach().numpy() * w.detach().numpy()))
+    np.testing.assert_allclose(gx.numpy(),
+                               w.detach().numpy() * np.exp(x.detach().numpy() * w.detach().numpy()))
     assert x.grad is None and w.grad is None
 
 

@@ -182,7 +182,7 @@ def test_terminal_summary_and_warnings(graded):
     run = graded["run"]
     lines = run.stdout.splitlines()
     for student, (_, points) in EXPECTED.items():
-        line = next(l for l in lines if l.split() and l.split()[0] == student)
+        line = next(row for row in lines if row.split() and row.split()[0] == student)
         assert line.split()[-1] == f"{points}/6", line
     assert "scratch.ipynb" in run.stderr and "not a minigrad lesson" in run.stderr
     assert "11/11 notebooks" in run.stderr   # the progress bar got to the end

@@ -100,7 +100,8 @@ def test_dropout_uses_seeded_generator_and_eval_is_identity():
 
 def test_linear_init_bounds():
     lin = nn.Linear(16, 4)
-    assert np.abs(lin.weight.detach().numpy()).max() <= 0.25 and np.abs(lin.bias.detach().numpy()).max() <= 0.25
+    assert np.abs(lin.weight.detach().numpy()).max() <= 0.25
+    assert np.abs(lin.bias.detach().numpy()).max() <= 0.25
     conv = nn.Conv2d(2, 3, 3)
     assert np.abs(conv.weight.detach().numpy()).max() <= 1 / np.sqrt(18)
 
@@ -134,7 +135,8 @@ def f32(*shape):
 
 @pytest.mark.parametrize("kw", [{}, {"stride": 2, "padding": 1}, {"padding": (2, 1), "dilation": 2}])
 def test_conv2d_matches_torch(kw):
-    _run_both(lambda lib, x, w, b: lib.nn.functional.conv2d(x, w, b, **kw), [f32(2, 3, 7, 6), f32(4, 3, 3, 2), f32(4)])
+    _run_both(lambda lib, x, w, b: lib.nn.functional.conv2d(x, w, b, **kw),
+              [f32(2, 3, 7, 6), f32(4, 3, 3, 2), f32(4)])
 
 
 @pytest.mark.parametrize("kw", [{"kernel_size": 2}, {"kernel_size": 3, "stride": 2, "padding": 1}])

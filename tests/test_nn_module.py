@@ -129,7 +129,8 @@ def test_nested_sequential_backward_order():
         root = lib.nn.Sequential(inner, _linear(lib, W2, B2))
         for name, mod in root.named_modules():
             mod.register_full_backward_pre_hook(lambda m, go, name=name: log.append(("pre", name or "root")))
-            mod.register_full_backward_hook(lambda m, gi, go, name=name: log.append(("post", name or "root", L(gi))))
+            mod.register_full_backward_hook(lambda m, gi, go, name=name: log.append(("post", name or "root",
+                                                                                     L(gi))))
         x = lib.tensor([[1.0, 2.0]], requires_grad=True)
         root(x).sum().backward()
     t, m = both(run)

@@ -95,10 +95,9 @@ def test_guard_reports_problems(tmp_path, cells, kernel, expected):
 
 def test_guard_accepts_pytorch_style_object_reprs(tmp_path):
     """``<MulBackward0 object at 0x...>`` is what PyTorch prints; the sanitizers normalise it."""
-    path = _write(tmp_path, [_cell("y.grad_fn", 1, [{"output_type": "execute_result",
-                                                     "execution_count": 1, "metadata": {},
-                                                     "data": {"text/plain": "<MulBackward0 object at 0x7f3a2b1c4d60>"}}])],
-                  "python3")
+    output = {"output_type": "execute_result", "execution_count": 1, "metadata": {},
+              "data": {"text/plain": "<MulBackward0 object at 0x7f3a2b1c4d60>"}}
+    path = _write(tmp_path, [_cell("y.grad_fn", 1, [output])], "python3")
     assert guard.check_notebook(path) == []
 
 

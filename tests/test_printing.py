@@ -92,15 +92,19 @@ def _cases():
     # suffixes: dtype, requires_grad, grad_fn, and where they wrap
     add("requires_grad", "torch.tensor(a, requires_grad=True)", np.array([1., 2.]))
     add("requires_grad_0d", "torch.tensor(a, requires_grad=True)", np.array(0.5))
-    add("float64_requires_grad", "torch.tensor(a, dtype=torch.float64, requires_grad=True)", np.array([1.5, 2.]))
+    add("float64_requires_grad", "torch.tensor(a, dtype=torch.float64, requires_grad=True)",
+        np.array([1.5, 2.]))
     add("grad_fn_mul", "torch.tensor(a, requires_grad=True) * 2", np.array([1., 2.]))
     add("grad_fn_sum", "(torch.tensor(a, requires_grad=True) * 2).sum()", np.array([1., 2.]))
-    add("grad_fn_float64", "torch.tensor(a, dtype=torch.float64, requires_grad=True).exp()", np.array([1., 2.]))
+    add("grad_fn_float64", "torch.tensor(a, dtype=torch.float64, requires_grad=True).exp()",
+        np.array([1., 2.]))
     add("grad_fn_2d", "torch.tensor(a, requires_grad=True).relu()", _floats(7, (3, 3)))
     for n in (9, 10, 11, 12, 13):
-        add(f"suffix_wrap_{n}", "torch.tensor(a, dtype=torch.float64, requires_grad=True) + 1", _floats(8, (n,)))
+        add(f"suffix_wrap_{n}", "torch.tensor(a, dtype=torch.float64, requires_grad=True) + 1",
+            _floats(8, (n,)))
         add(f"suffix_wrap_int_{n}", "torch.arange(a.size) * 10**8 + 5", np.zeros(n))
-    add("suffix_wrap_long_row", "torch.tensor(a, dtype=torch.float64).add(1).requires_grad_()", _floats(9, (2, 9)))
+    add("suffix_wrap_long_row", "torch.tensor(a, dtype=torch.float64).add(1).requires_grad_()",
+        _floats(9, (2, 9)))
     add("grad", "(lambda x: ((x * x).sum().backward(), x.grad)[1])(torch.tensor(a, requires_grad=True))",
         _floats(10, (2, 3)))
     add("data_of_leaf", "torch.tensor(a, requires_grad=True).data", np.array([1., 2.]))
@@ -132,7 +136,8 @@ def _cases():
         add(f"format_requires_grad_{spec}", f"format(torch.tensor(a, requires_grad=True) * 2, {spec!r})",
             np.array(0.25))
         add(f"format_1d_{spec}", f"format(torch.tensor(a), {spec!r})", np.array([0.5, 1.]))
-        add(f"format_parameter_{spec}", f"format(torch.nn.Parameter(torch.tensor(a)), {spec!r})", np.array(0.5))
+        add(f"format_parameter_{spec}", f"format(torch.nn.Parameter(torch.tensor(a)), {spec!r})",
+            np.array(0.5))
     add("format_int", "format(torch.tensor(a), 'd')", np.array(3))
     add("format_int_float_spec", "format(torch.tensor(a), '.2f')", np.array(3))
     add("format_bool", "f'{torch.tensor(a)}'", np.array(True))
@@ -142,13 +147,15 @@ def _cases():
     add("max_dim", "torch.tensor(a).max(1)", _floats(14, (3, 4)))
     add("min_dim_keepdim", "torch.tensor(a).min(0, keepdim=True)", _floats(15, (3, 4)))
     add("max_dim_grad", "torch.tensor(a, requires_grad=True).max(0)", _floats(16, (2, 3)))
-    add("max_fields", "(lambda r: (r.values, r.indices, type(r)))(torch.tensor(a).max(0))", _floats(17, (2, 3)))
+    add("max_fields", "(lambda r: (r.values, r.indices, type(r)))(torch.tensor(a).max(0))",
+        _floats(17, (2, 3)))
     add("max_deepcopied", "__import__('copy').deepcopy(torch.tensor(a).max(0))", _floats(17, (2, 3)))
     add("parameter", "torch.nn.Parameter(torch.tensor(a))", _floats(18, (2, 3)))
     add("parameter_frozen", "torch.nn.Parameter(torch.tensor(a), requires_grad=False)", _floats(19, (2,)))
     add("linear_weight", "(torch.manual_seed(0), torch.nn.Linear(2, 2))[1].weight.shape")
     add("dtypes", "(torch.float32, torch.float64, torch.int64, torch.bool, torch.float, torch.long)")
-    add("types", "(type(torch.tensor(1.)), torch.tensor(1.).__class__, torch.Tensor, torch.Size, type(torch.float32))")
+    add("types",
+        "(type(torch.tensor(1.)), torch.tensor(1.).__class__, torch.Tensor, torch.Size, type(torch.float32))")
     add("size", "(torch.zeros(2, 3).shape, torch.zeros(()).shape, torch.zeros(2, 3).size(), torch.Size([4]))")
     add("list_of_tensors", "[torch.tensor(a), torch.tensor(a) > 0]", np.array([0.5, -1.]))
     add("tuple_str", "str((torch.tensor(a), torch.tensor(a).long()))", np.array([0.5, -1.]))
@@ -159,7 +166,8 @@ def _cases():
 def _modules(torch):
     nn = torch.nn
     return [
-        nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Dropout(0.25), nn.Flatten(),
+        nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Dropout(0.25),
+                      nn.Flatten(),
                       nn.Linear(128, 10), nn.LayerNorm(10)),
         nn.Sequential(nn.Linear(4, 4), nn.Linear(4, 4), nn.Linear(4, 4), nn.Tanh(), nn.Sigmoid(), nn.Tanh()),
         nn.Sequential(nn.Linear(2, 3, bias=False), nn.Sequential(nn.ReLU(inplace=True), nn.Identity()),

@@ -88,7 +88,8 @@ def test_random_unstructured_counts():
     first = lin.weight_mask.numpy().copy()
     assert int((first == 0).sum()) == 8
     minigrad.manual_seed(0)
-    again = prune.random_unstructured(prune.random_unstructured(_linear(minigrad), "weight", 0.5), "weight", 2)
+    again = prune.random_unstructured(prune.random_unstructured(_linear(minigrad), "weight", 0.5), "weight",
+                                      2)
     np.testing.assert_array_equal(again.weight_mask.numpy(), first)     # seeded: reproducible
 
 
@@ -161,7 +162,8 @@ def _prune_trace(lib):
     P.l1_unstructured(lin, "weight", amount=2)
     P.l1_unstructured(lin, "weight", amount=0.5)
     hook = next(iter(lin._forward_pre_hooks.values()))
-    out.append((type(hook).__name__, [type(m).__name__ for m in hook], [getattr(m, "amount", None) for m in hook],
+    out.append((type(hook).__name__, [type(m).__name__ for m in hook], [getattr(m, "amount",
+                                                                                None) for m in hook],
                 lin.weight_mask.tolist()))
     P.random_unstructured(lin, "weight", amount=0.5)
     out.append((int((lin.weight_mask == 0).sum()), len(next(iter(lin._forward_pre_hooks.values())))))
@@ -179,7 +181,8 @@ def _prune_trace(lib):
             return int((m.weight_mask == 0).sum()), _names(m)
         out.append(_error(go))
     m = _linear(lib)
-    out.append((_error(lambda: P.l1_unstructured(m, "weight", amount=20)), _names(m), dict(m._forward_pre_hooks)))
+    out.append((_error(lambda: P.l1_unstructured(m, "weight", amount=20)), _names(m),
+                dict(m._forward_pre_hooks)))
     m = P.identity(_linear(lib), "bias")
     out.append((m.bias_mask.tolist(), list(m.state_dict())))
     m = P.custom_from_mask(_linear(lib), "bias", lib.tensor([1, 0, 1]))
@@ -190,7 +193,8 @@ def _prune_trace(lib):
     out.append(P.ln_structured(_linear(lib), "weight", amount=2, n=float("inf"), dim=-1).weight_mask.tolist())
     out.append(_error(lambda: P.ln_structured(_linear(lib), "bias", amount=1, n=2, dim=0)))
     out.append(_error(lambda: P.ln_structured(_linear(lib), "weight", amount=1, n=2, dim=2)))
-    out.append(sorted(P.random_structured(_linear(lib), "weight", amount=2, dim=1).weight_mask.sum(0).tolist()))
+    out.append(sorted(P.random_structured(_linear(lib), "weight", amount=2,
+                                          dim=1).weight_mask.sum(0).tolist()))
     # global pruning over three tensors, one of them already pruned
     a, b = _linear(lib), lib.nn.Linear(2, 2)
     with lib.no_grad():
@@ -202,7 +206,8 @@ def _prune_trace(lib):
                 [type(h).__name__ for h in a._forward_pre_hooks.values()],
                 [type(h).__name__ for h in b._forward_pre_hooks.values()]))
     out.append(_error(lambda: P.global_unstructured(3, P.L1Unstructured, amount=1)))
-    out.append(_error(lambda: P.global_unstructured(params, P.L1Unstructured, importance_scores=[1], amount=1)))
+    out.append(_error(lambda: P.global_unstructured(params, P.L1Unstructured, importance_scores=[1],
+                                                    amount=1)))
     a, b = _linear(lib), _linear(lib)
     P.global_unstructured([(a, "weight"), (b, "weight")], P.L1Unstructured,
                           importance_scores={(b, "weight"): lib.zeros(3, 4)}, amount=0.5)
@@ -281,7 +286,8 @@ def _clip_trace(lib):
     out.append(lib.nn.utils.get_total_norm([lib.tensor([3.0]), lib.tensor([4.0])]).item())
     lin = lib.nn.Linear(2, 2)
     vec = lib.nn.utils.parameters_to_vector(lin.parameters())
-    out.append((tuple(vec.shape), vec.grad_fn.name(), vec.tolist() == lin.weight.flatten().tolist() + lin.bias.tolist()))
+    out.append((tuple(vec.shape), vec.grad_fn.name(),
+                vec.tolist() == lin.weight.flatten().tolist() + lin.bias.tolist()))
     lib.nn.utils.vector_to_parameters(lib.arange(6.0), lin.parameters())
     out.append((lin.weight.tolist(), lin.bias.tolist(), type(lin.weight).__name__))
     out.append(_error(lambda: lib.nn.utils.vector_to_parameters([1.0], lin.parameters())))

@@ -3,7 +3,8 @@
 A module is public when no component of its dotted path after ``minigrad`` starts with
 ``_`` (``__main__`` scripts excepted). Each one must define ``__all__``, list in it every
 attribute whose name does not start with ``_`` (module objects such as ``np`` excepted:
-``import numpy as np`` is fine, and so is ``from __future__ import annotations``), and define every name it lists (a module-level
+``import numpy as np`` is fine, and so is ``from __future__ import annotations``), and define every
+name it lists (a module-level
 ``__getattr__`` may serve a listed name lazily, as ``minigrad.viz`` does for
 ``EngineStepper``). An imported class or function that is not part of the module's API
 is therefore imported under an ``_`` name or reached through its module.

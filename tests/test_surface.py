@@ -57,7 +57,7 @@ SPECIAL = [[1.0, float("nan"), 0.0], [float("inf"), -float("inf"), 2.0]]
 ])
 def test_boolean_tests_match_torch(expr):
     def run(T):
-        x = T.tensor(SPECIAL, requires_grad=True)
+        x = T.tensor(SPECIAL, requires_grad=True)  # noqa: F841  (read by eval)
         out = eval(expr)
         return arr(out), str(out.dtype).split(".")[-1], out.requires_grad, out.grad_fn
     m, t = both(run)
@@ -89,7 +89,7 @@ def test_equal_matches_torch():
 ])
 def test_gather_errors_and_negative_indices_match_torch(call):
     def run(T):
-        a = T.tensor(np.arange(12.0).reshape(3, 4), requires_grad=True)
+        a = T.tensor(np.arange(12.0).reshape(3, 4), requires_grad=True)  # noqa: F841  (read by eval)
         result = outcome(lambda: eval(call))
         return result if result[0] == "raised" else ("ok", arr(result[1]).tolist())
     m, t = both(run)
@@ -351,7 +351,8 @@ def test_weights_only_refuses_other_classes_as_torch_does(tmp_path):
 def test_a_torch_file_is_refused_with_a_clear_message(tmp_path):
     torch = torch_or_skip()
     torch.save({"w": torch.ones(2)}, tmp_path / "torch.pt")
-    with pytest.raises(RuntimeError, match="torch.save writes: minigrad.load reads only files written by minigrad.save"):
+    with pytest.raises(RuntimeError,
+                       match="torch.save writes: minigrad.load reads only files written by minigrad.save"):
         minigrad.load(tmp_path / "torch.pt")
     with pytest.raises(RuntimeError, match="not a file written by minigrad.save"):
         minigrad.load(io.BytesIO(b"hello"))
@@ -378,8 +379,10 @@ def _tensor_result(r):
     "T.ones(2).type()", "T.ones(2).type(T.DoubleTensor)", 'T.ones(2).type("torch.LongTensor")',
     "T.ones(2).type(T.float64)", 'T.ones(2).type("torch.Foo")', 'T.ones(2).type("FloatTensor")',
     "T.ones(2, requires_grad=True).type(T.float64).grad_fn.name()",
-    "T.ones(2, requires_grad=True).type(T.float32).grad_fn", "T.ones(2).type(T.FloatTensor, non_blocking=True)",
-    "isinstance(T.ones(2), T.FloatTensor)", "isinstance(x64, T.FloatTensor)", "isinstance(x64, T.DoubleTensor)",
+    "T.ones(2, requires_grad=True).type(T.float32).grad_fn",
+    "T.ones(2).type(T.FloatTensor, non_blocking=True)",
+    "isinstance(T.ones(2), T.FloatTensor)", "isinstance(x64, T.FloatTensor)",
+    "isinstance(x64, T.DoubleTensor)",
     "isinstance(T.arange(2), T.LongTensor)", "isinstance(T.ones(2) > 0, T.BoolTensor)",
     "issubclass(T.FloatTensor, T.Tensor)", "type(T.FloatTensor([1])).__name__", "T.FloatTensor.dtype",
     "repr(T.FloatTensor).replace('minigrad', 'torch')", "type(T.FloatTensor).__name__",
@@ -456,7 +459,8 @@ def test_arange_is_bit_identical_to_torch(dtype):
     for start, end, step in ARANGE_CASES:
         if dtype == "float16" and abs((end - start) / step) > 2000:
             continue
-        m = outcome(lambda: _bits(minigrad.arange(start, end, step, dtype=dtype and getattr(minigrad, dtype))))
+        m = outcome(lambda: _bits(minigrad.arange(start, end, step,
+                                                  dtype=dtype and getattr(minigrad, dtype))))
         t = outcome(lambda: _bits(torch.arange(start, end, step, dtype=dtype and getattr(torch, dtype))))
         assert m == t, (start, end, step)
     assert _bits(minigrad.arange(5)) == _bits(torch.arange(5))
@@ -506,8 +510,10 @@ def test_float16_dtype_surface_matches_torch():
             (h + T.tensor([1, 2])).dtype, (h + 1.5).dtype, (h * T.ones(2)).dtype, h.half() is h,
             h.type(), T.tensor(np.ones(2, np.float16)).dtype, T.from_numpy(np.ones(2, np.float16)).dtype,
             h.is_floating_point(), isinstance(h, T.HalfTensor), h.element_size(),
-            outcome(lambda: setattr(h, "grad", T.ones(2))), outcome(lambda: setattr(T.ones(2, requires_grad=True), "grad", h.detach())),
-            outcome(lambda: setattr(T.ones(2, dtype=T.float64, requires_grad=True), "grad", T.ones(2, dtype=T.long))))]
+            outcome(lambda: setattr(h, "grad", T.ones(2))),
+            outcome(lambda: setattr(T.ones(2, requires_grad=True), "grad", h.detach())),
+            outcome(lambda: setattr(T.ones(2, dtype=T.float64, requires_grad=True), "grad",
+                                    T.ones(2, dtype=T.long))))]
     m, t = both(run)
     assert [v.replace("torch.", "").replace("minigrad.", "") for v in m] == \
         [v.replace("torch.", "").replace("minigrad.", "") for v in t]
@@ -615,7 +621,8 @@ def _mutation_scenario(T, name):
 
 
 @pytest.mark.torch
-@pytest.mark.parametrize("name", ["clone-mul_", "leaf-under-no_grad", "saved-output", "sin_-docstring-example", "backward-after-exit", "nested", "without-it",
+@pytest.mark.parametrize("name", ["clone-mul_", "leaf-under-no_grad", "saved-output",
+                                  "sin_-docstring-example", "backward-after-exit", "nested", "without-it",
                                   "state-cleared-on-exit"])
 def test_allow_mutation_on_saved_tensors_matches_torch(name):
     m, t = both(lambda T: _mutation_scenario(T, name))
@@ -653,13 +660,15 @@ def test_none_and_lists_as_operands_raise_as_in_torch(expr):
     def run(T):
         x = T.tensor([1.0, 2.0])
         got = outcome(lambda: eval(expr, {"np": np}, {"x": x}))
-        return got if got[0] == "raised" else ("ok", arr(got[1]).tolist() if hasattr(got[1], "detach") else got[1])
+        return got if got[0] == "raised" else ("ok", arr(got[1]).tolist() if hasattr(got[1],
+                                                                                     "detach") else got[1])
     m, t = both(run)
     assert m == t
 
 
 def test_an_inplace_op_with_a_bad_operand_changes_nothing():
     x = minigrad.tensor([1.0, 2.0])
-    with pytest.raises(TypeError, match=r"add_\(\): argument 'other' \(position 1\) must be Tensor, not NoneType"):
+    with pytest.raises(TypeError,
+                       match=r"add_\(\): argument 'other' \(position 1\) must be Tensor, not NoneType"):
         x.add_(None)
     assert x.tolist() == [1.0, 2.0] and x._version == 0

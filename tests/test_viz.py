@@ -411,7 +411,6 @@ def test_engine_state_is_a_copy_and_recorded_events_have_none():
 
 def _hooked_pass():
     """Every kind of hook a backward pass can fire, some twice."""
-    import minigrad
     from minigrad.autograd.engine import queue_callback
     x, w, y, loss, n = _branching_pass()
     y.retain_grad()

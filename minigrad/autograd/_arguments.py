@@ -57,7 +57,8 @@ def _make_grads(outputs, grad_outputs, is_grads_batched=False):
                 "If `is_grads_batched=True`, we interpret the first dimension of each grad_output "
                 "as the batch dimension. The sizes of the remaining dimensions are expected to match "
                 "the shape of corresponding output, but a mismatch was detected: grad_output["
-                f"{i}] has a shape of {type(out.shape)(g.shape[2:])!r} and output[{i}] has a shape of {out.shape!r}. "
+                f"{i}] has a shape of {type(out.shape)(g.shape[2:])!r} and output[{i}] has a shape of "
+                f"{out.shape!r}. "
                 "If you only want some tensors in `grad_output` to be considered batched, consider "
                 "using vmap.")     # (the shape shown is PyTorch's: the row's shape minus its first dim)
         elif not is_grads_batched and g.shape != out.shape:

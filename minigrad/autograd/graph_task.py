@@ -16,7 +16,8 @@ import threading
 
 from .. import grad_mode
 
-__all__ = ["GraphTask", "ExecInfo", "current_graph_task", "running", "current_graph_task_id", "will_engine_execute_node",
+__all__ = ["GraphTask", "ExecInfo", "current_graph_task", "running", "current_graph_task_id",
+           "will_engine_execute_node",
            "is_checkpoint_valid", "queue_callback"]
 
 

@@ -31,7 +31,8 @@ class save_compressed(_saved_tensors_hooks):
 
         def unpack(packed):
             raw, dtype, shape = packed
-            return _tensor_class.Tensor._wrap(np.frombuffer(zlib.decompress(raw), dtype=dtype).reshape(shape).copy())
+            return _tensor_class.Tensor._wrap(np.frombuffer(zlib.decompress(raw),
+                                                            dtype=dtype).reshape(shape).copy())
 
         super().__init__(pack, unpack)
 

@@ -6,6 +6,6 @@
 from .parameter import Buffer, Parameter
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
-from . import functional, init, modules, utils
+from . import functional, init, modules, utils  # noqa: F401  (minigrad.nn.modules, as torch.nn.modules)
 
 __all__ = ["Parameter", "Buffer", "functional", "init", "utils", *_modules_all]

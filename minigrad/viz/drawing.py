@@ -177,8 +177,8 @@ def _layout(nodes, edges):
             right[i + 1] = max(right[i + 1], right[i] + gap)
         for i in range(len(gaps) - 1, -1, -1):
             left[i] = min(left[i], left[i + 1] - gaps[i])
-        for key, r, l in zip(row, right, left):
-            xpos[key] = (r + l) / 2
+        for key, right_x, left_x in zip(row, right, left):
+            xpos[key] = (right_x + left_x) / 2
 
     for _ in range(4):
         for d in range(1, depth):

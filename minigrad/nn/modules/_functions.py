@@ -158,7 +158,8 @@ class BackwardHook:
                         if res is not None and not (isinstance(res, tuple)
                                                     and all(el is None for el in res)):
                             raise RuntimeError("Backward hook for Modules where no input requires "
-                                               "gradient should always return None or None for all gradients.")
+                                               "gradient should always return None or None for all "
+                                               "gradients.")
                     self.grad_outputs = None
                 if local_grad_outputs is not None:
                     return tuple(local_grad_outputs[i] for i in self.output_tensors_index)

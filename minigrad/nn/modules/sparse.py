@@ -29,7 +29,8 @@ class Embedding(_Module):
         self.scale_grad_by_freq = scale_grad_by_freq
         self.sparse = sparse
         if _weight is None:
-            self.weight = _Parameter(_creation.empty(num_embeddings, embedding_dim), requires_grad=not _freeze)
+            self.weight = _Parameter(_creation.empty(num_embeddings, embedding_dim),
+                                     requires_grad=not _freeze)
             self.reset_parameters()
         else:
             self.weight = _Parameter(_weight, requires_grad=not _freeze)

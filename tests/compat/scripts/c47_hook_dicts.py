@@ -1,5 +1,4 @@
 # Inspect and clear a module's hook dictionaries, as utility code sometimes does.
-import torch
 import torch.nn as nn
 
 m = nn.Linear(2, 2)

@@ -9,7 +9,8 @@ with torch.no_grad():
 stats = {}
 for i, layer in enumerate(model):
     if isinstance(layer, nn.ReLU):
-        layer.register_forward_hook(lambda m, inp, out, i=i: stats.__setitem__(i, (out == 0).float().mean().item()))
+        layer.register_forward_hook(
+            lambda m, inp, out, i=i: stats.__setitem__(i, (out == 0).float().mean().item()))
 x = torch.linspace(-1, 1, 12).reshape(4, 3)
 model(x)
 for i, frac in stats.items():

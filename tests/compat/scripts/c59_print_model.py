@@ -1,5 +1,4 @@
 # print(model), parameter counts and named parameter shapes.
-import torch
 import torch.nn as nn
 
 class MLP(nn.Module):

@@ -14,6 +14,7 @@ post-accumulate hook is what stays.
 import weakref
 
 import torch
+import warnings
 
 def r(t, n=4):
     v = t.tolist() if hasattr(t, "tolist") else t
@@ -111,7 +112,8 @@ def plus_one(g):
     return out
 p.register_hook(plus_one)
 acc = p.view_as(p).grad_fn.next_functions[0][0]
-acc.register_hook(lambda gi, go: print("  grad_outputs[0] is .grad's storage", go[0].data_ptr() == p.grad.data_ptr(),
+acc.register_hook(lambda gi, go: print("  grad_outputs[0] is .grad's storage",
+                                       go[0].data_ptr() == p.grad.data_ptr(),
                                        "and the hook's", go[0].data_ptr() == ptrs["out"]))
 (p * 3).sum().backward()
 print("  p.grad", r(p.grad), "version", p.grad._version)
@@ -134,7 +136,6 @@ def times_one(g):
     ptrs["cg"] = out.data_ptr()
     return out
 p.register_hook(times_one)
-import warnings
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     (p * p).sum().backward(create_graph=True)

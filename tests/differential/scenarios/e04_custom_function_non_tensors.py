@@ -96,7 +96,8 @@ a = torch.tensor([1., 2.], requires_grad=True)
 b = a * 1
 c = b * b
 b.detach_()
-show_err("_saved_self after detach_", lambda: print(c.grad_fn._saved_self.grad_fn.name(), c.grad_fn._saved_self.requires_grad))
+show_err("_saved_self after detach_", lambda: print(c.grad_fn._saved_self.grad_fn.name(),
+                                                    c.grad_fn._saved_self.requires_grad))
 b = a * 1
 c = b * b
 c.grad_fn._raw_saved_self.register_hooks(lambda t: t, lambda t: t)

@@ -18,7 +18,8 @@ b = a * 2
 y = b * b
 y.grad_fn._raw_saved_self.register_hooks(lambda t: t * 1, lambda t: t)
 s = y.grad_fn._saved_self
-print("raw hooks: grad_fn", s.grad_fn.name() if s.grad_fn else None, s.grad_fn is b.grad_fn, s.requires_grad, s is b)
+print("raw hooks: grad_fn", s.grad_fn.name() if s.grad_fn else None, s.grad_fn is b.grad_fn, s.requires_grad,
+      s is b)
 g, = torch.autograd.grad(y.sum(), a, create_graph=True)
 g2, = torch.autograd.grad(g.sum(), a)
 print("  2nd order", g.tolist(), g2.tolist())
@@ -36,9 +37,11 @@ with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
     y = b.exp()
     z = b * w
 s = y.grad_fn._saved_result
-print("ctx hooks result: grad_fn", s.grad_fn.name() if s.grad_fn else None, s.grad_fn is y.grad_fn, s is ret["u"], s is y, packed["t"] is y)
+print("ctx hooks result: grad_fn", s.grad_fn.name() if s.grad_fn else None, s.grad_fn is y.grad_fn,
+      s is ret["u"], s is y, packed["t"] is y)
 s = z.grad_fn._saved_self
-print("ctx hooks self: grad_fn", s.grad_fn.name() if s.grad_fn else None, s.grad_fn is b.grad_fn, s is ret["u"], s is b)
+print("ctx hooks self: grad_fn", s.grad_fn.name() if s.grad_fn else None, s.grad_fn is b.grad_fn,
+      s is ret["u"], s is b)
 s = z.grad_fn._saved_other
 print("ctx hooks other (leaf):", s.grad_fn, s is w, s is ret["u"], s.requires_grad, s.is_leaf)
 g, = torch.autograd.grad((y + z).sum(), a, create_graph=True)
@@ -85,4 +88,5 @@ print(n.name(), "weight is", n._saved_weight is conv.weight, "input is", n._save
 w = torch.tensor([1., 2.], requires_grad=True)
 p = nn.Parameter(torch.tensor([1., 2.]))
 y = w * p
-print("mul leaf self is w", y.grad_fn._saved_self is w, "other is p", y.grad_fn._saved_other is p, type(y.grad_fn._saved_other).__name__)
+print("mul leaf self is w", y.grad_fn._saved_self is w, "other is p", y.grad_fn._saved_other is p,
+      type(y.grad_fn._saved_other).__name__)

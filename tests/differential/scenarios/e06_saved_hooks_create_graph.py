@@ -8,6 +8,7 @@ backward, at both or at neither, the second-order gradient (a.grad) is
 PyTorch's, including with pack hooks that return a clone or a non-tensor.
 """
 import torch
+import contextlib
 PACKCLONE = True
 log = []
 def pack(t):
@@ -16,8 +17,8 @@ def pack(t):
 def unpack(t):
     log.append(("unpack", tuple(t.shape)))
     return t.detach().clone() if isinstance(t, torch.Tensor) and PACKCLONE else t
-H = lambda: torch.autograd.graph.saved_tensors_hooks(pack, unpack)
-import contextlib
+def H():
+    return torch.autograd.graph.saved_tensors_hooks(pack, unpack)
 for fwd in (False, True):
     for bwd in (False, True):
         log.clear()
@@ -28,9 +29,12 @@ for fwd in (False, True):
             g, = torch.autograd.grad(y, a, create_graph=True)
         n1 = len(log)
         g.sum().backward()
-        print("fwd", fwd, "bwd", bwd, "g", [round(v, 4) for v in g.tolist()], "a.grad", None if a.grad is None else [round(v, 4) for v in a.grad.tolist()],
-              "packs/unpacks in pass1", sum(1 for l in log[:n1] if l[0] == "pack"), sum(1 for l in log[:n1] if l[0] == "unpack"),
-              "in pass2", sum(1 for l in log[n1:] if l[0] == "pack"), sum(1 for l in log[n1:] if l[0] == "unpack"))
+        print("fwd", fwd, "bwd", bwd, "g", [round(v, 4) for v in g.tolist()], "a.grad",
+              None if a.grad is None else [round(v, 4) for v in a.grad.tolist()],
+              "packs/unpacks in pass1", sum(1 for e in log[:n1] if e[0] == "pack"),
+              sum(1 for e in log[:n1] if e[0] == "unpack"),
+              "in pass2", sum(1 for e in log[n1:] if e[0] == "pack"),
+              sum(1 for e in log[n1:] if e[0] == "unpack"))
 # hooks active around the second backward: no effect
 a = torch.tensor([1., 2.], requires_grad=True)
 with H():

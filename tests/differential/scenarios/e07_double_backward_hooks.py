@@ -21,7 +21,8 @@ print("  g.grad_fn", g.grad_fn.name(), [n.name() if n else None for n, _ in g.gr
 g.register_hook(lambda t: print("  hook on g", r(t)))
 g.retain_grad()
 g.grad_fn.register_prehook(lambda go: print("  g.grad_fn pre hook", [r(x) for x in go]))
-g.grad_fn.register_hook(lambda gi, go: print("  g.grad_fn post hook", [None if x is None else r(x) for x in gi], [r(x) for x in go]))
+g.grad_fn.register_hook(lambda gi, go: print("  g.grad_fn post hook",
+                                             [None if x is None else r(x) for x in gi], [r(x) for x in go]))
 a.register_post_accumulate_grad_hook(lambda p: print("  post-acc a", r(p.grad)))
 b.register_post_accumulate_grad_hook(lambda p: print("  post-acc b", r(p.grad)))
 b.register_hook(lambda t: print("  tensor hook b", r(t)))
@@ -50,7 +51,8 @@ a3 = torch.tensor([1., 2.], requires_grad=True)
 b3 = torch.tensor([3., 4.], requires_grad=True)
 y = (a3 * a3 * b3 * b3).sum()
 ga, gb = torch.autograd.grad(y, [a3, b3], create_graph=True)
-torch.autograd.graph.register_multi_grad_hook((ga, gb), lambda gs: print("  all:", [None if x is None else r(x) for x in gs]))
+torch.autograd.graph.register_multi_grad_hook(
+    (ga, gb), lambda gs: print("  all:", [None if x is None else r(x) for x in gs]))
 torch.autograd.graph.register_multi_grad_hook((ga, gb), lambda g_: print("  any:", r(g_)), mode="any")
 (ga.sum() + gb.sum()).backward(retain_graph=True)
 print("  a3.grad", r(a3.grad), "b3.grad", r(b3.grad))
@@ -115,7 +117,8 @@ a = torch.tensor([1., 2.], requires_grad=True)
 h = a.exp()
 h.retain_grad()
 (h * h).sum().backward(create_graph=True)
-print("  h.grad", r(h.grad), "requires grad", h.grad.requires_grad, h.grad.grad_fn.name() if h.grad.grad_fn else None)
+print("  h.grad", r(h.grad), "requires grad", h.grad.requires_grad,
+      h.grad.grad_fn.name() if h.grad.grad_fn else None)
 hg = h.grad
 hg.register_hook(lambda t: print("  hook on h.grad", r(t)))
 a.grad = None
@@ -125,7 +128,9 @@ print("  a.grad", r(a.grad))
 print("8. node hooks of the first-order graph: grad_outputs require grad")
 a = torch.tensor([1., 2.], requires_grad=True)
 y = (a.sin() * 2).sum()
-y.grad_fn.next_functions[0][0].register_hook(lambda gi, go: print("  MulBackward0 post", [x.requires_grad for x in gi if x is not None], [x.requires_grad for x in go]))
+y.grad_fn.next_functions[0][0].register_hook(
+    lambda gi, go: print("  MulBackward0 post", [x.requires_grad for x in gi if x is not None],
+                         [x.requires_grad for x in go]))
 (a.sin() * 2)
 g, = torch.autograd.grad(y, a, create_graph=True)
 print("  g", r(g))

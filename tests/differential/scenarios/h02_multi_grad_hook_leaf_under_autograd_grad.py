@@ -30,7 +30,8 @@ def r(t, n=4):
 a = torch.tensor([1.0, 2.0], requires_grad=True)
 c = torch.tensor([0.5, -1.0], requires_grad=True)
 b = a * 2 + c
-register_multi_grad_hook((a, b), lambda gs: print("  multi-grad hook (a, b)", [None if g is None else r(g) for g in gs]))
+register_multi_grad_hook((a, b), lambda gs: print("  multi-grad hook (a, b)",
+                                                  [None if g is None else r(g) for g in gs]))
 
 print("autograd.grad w.r.t. b (a not asked for):")
 print("  result", r(torch.autograd.grad(b.sum(), [b], retain_graph=True)[0]))

@@ -35,8 +35,10 @@ a.register_hook(lambda g: print("hook a", r(g)))
 b.register_hook(lambda g: print("hook b", r(g)))
 for name, t in (("a", a), ("b", b), ("c", c), ("out", out)):
     node = t.grad_fn
-    node.register_prehook(lambda go, name=name, node=node: print("pre ", name, node.name(), [r(g) for g in go]))
-    node.register_hook(lambda gi, go, name=name: print("post", name, [None if g is None else r(g) for g in gi]))
+    node.register_prehook(lambda go, name=name, node=node: print("pre ", name, node.name(),
+                                                                 [r(g) for g in go]))
+    node.register_hook(lambda gi, go, name=name: print("post", name,
+                                                       [None if g is None else r(g) for g in gi]))
 acc = a.grad_fn.next_functions[0][0]
 print("a's next is", acc.name(), "same as b's:", acc is b.grad_fn.next_functions[0][0])
 acc.register_prehook(lambda go: print("pre  AccumulateGrad", [r(g) for g in go]))

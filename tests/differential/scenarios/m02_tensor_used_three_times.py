@@ -38,7 +38,8 @@ print("x.grad", r(x.grad))
 w = torch.tensor([0.5, 1.5], requires_grad=True)
 w.register_hook(lambda g: print("hook w", r(g)))
 y = w + w + w
-print("y.grad_fn", y.grad_fn.name(), [(None if n is None else n.name(), i) for n, i in y.grad_fn.next_functions])
+print("y.grad_fn", y.grad_fn.name(), [(None if n is None else n.name(), i) for n,
+                                      i in y.grad_fn.next_functions])
 y.sum().backward()
 print("w.grad", r(w.grad))
 

@@ -7,6 +7,7 @@ is empty: a new saved_tensors_hooks context sees only its own pack calls, and
 a fresh forward/backward gives the right gradient.
 """
 import torch
+from torch.autograd.graph import saved_tensors_hooks
 
 def show_err(label, fn):
     try:
@@ -24,7 +25,6 @@ def r(t, n=4):
         return round(u, n) + 0.0 if isinstance(u, float) else u
     return rnd(v)
 
-from torch.autograd.graph import saved_tensors_hooks
 
 class Boom(Exception):
     pass

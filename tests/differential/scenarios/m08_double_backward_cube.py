@@ -5,6 +5,7 @@ differentiated again: 6x, then 6. Hooks fire in the second pass too, and
 x.grad accumulates across backward() calls when create_graph is used.
 """
 import torch
+import warnings
 
 def show_err(label, fn):
     try:
@@ -32,7 +33,6 @@ print("g2", r(g2), "grad_fn", g2.grad_fn.name())
 g3, = torch.autograd.grad(g2.sum(), x)
 print("g3", r(g3), "requires_grad", g3.requires_grad)
 
-import warnings
 x2 = torch.tensor([2.], requires_grad=True)
 with warnings.catch_warnings(record=True) as ws:
     warnings.simplefilter("always")

@@ -30,7 +30,8 @@ a = torch.tensor([[1.], [2.], [3.]], requires_grad=True)          # [3, 1]
 b = torch.tensor([[1., 10., 100., 1000.]], requires_grad=True)    # [1, 4]
 c = a * b                                                         # [3, 4]
 print("c.shape", tuple(c.shape))
-c.grad_fn.register_hook(lambda gi, go: print("MulBackward0 post: grad_inputs", shapes(gi), "grad_outputs", shapes(go)))
+c.grad_fn.register_hook(lambda gi, go: print("MulBackward0 post: grad_inputs", shapes(gi), "grad_outputs",
+                                             shapes(go)))
 a.register_hook(lambda g: print("hook a", tuple(g.shape), r(g)))
 b.register_hook(lambda g: print("hook b", tuple(g.shape), r(g)))
 c.backward(torch.ones(3, 4))
@@ -40,7 +41,8 @@ print("b.grad", tuple(b.grad.shape), r(b.grad))
 v = torch.tensor([1., 2., 3., 4.], requires_grad=True)            # [4]
 m = torch.ones(3, 4, requires_grad=True)
 s = v + m
-s.grad_fn.register_hook(lambda gi, go: print("AddBackward0 post: grad_inputs", shapes(gi), "grad_outputs", shapes(go)))
+s.grad_fn.register_hook(lambda gi, go: print("AddBackward0 post: grad_inputs", shapes(gi), "grad_outputs",
+                                             shapes(go)))
 (s * torch.arange(12.).reshape(3, 4)).sum().backward()
 print("v.grad", tuple(v.grad.shape), r(v.grad))
 

@@ -5,6 +5,7 @@ g - softmax * sum(g), along dim=-1 and dim=0, through Tensor methods and the
 torch.* / nn.functional spellings. Rounded to 4 places.
 """
 import torch
+import torch.nn.functional as F
 
 def show_err(label, fn):
     try:
@@ -22,7 +23,6 @@ def r(t, n=4):
         return round(u, n) + 0.0 if isinstance(u, float) else u
     return rnd(v)
 
-import torch.nn.functional as F
 
 logits = [[1., 2., 3.], [1., 1., 1.], [-2., 0., 5.]]
 up = torch.tensor([[1., 0., 0.], [0., 2., -1.], [0.5, 0.5, 3.]])

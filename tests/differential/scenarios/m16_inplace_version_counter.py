@@ -32,7 +32,8 @@ for label, op in (("add_(1)", lambda t: t.add_(1)), ("mul_(2)", lambda t: t.mul_
                   ("copy_", lambda t: t.copy_(torch.tensor([7., 8., 9.]))),
                   ("fill_(4)", lambda t: t.fill_(4.)), ("zero_()", lambda t: t.zero_())):
     ret = op(y)
-    print(label, "-> _version", y._version, "returns self", ret is y, "grad_fn", y.grad_fn.name(), "value", r(y))
+    print(label, "-> _version", y._version, "returns self", ret is y, "grad_fn", y.grad_fn.name(), "value",
+          r(y))
 
 base = torch.zeros(2, 3)
 view = base[0]

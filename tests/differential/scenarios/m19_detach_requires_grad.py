@@ -43,7 +43,8 @@ print("y.is_leaf", y.is_leaf, "x.is_leaf", x.is_leaf)
 show_err("y.requires_grad_(False) on a non-leaf", lambda: y.requires_grad_(False))
 print("y.requires_grad_(True) on a non-leaf returns self:", y.requires_grad_(True) is y)
 w = torch.tensor([3., 4.])
-print("w.requires_grad_() returns self:", w.requires_grad_() is w, "requires_grad", w.requires_grad, "is_leaf", w.is_leaf)
+print("w.requires_grad_() returns self:", w.requires_grad_() is w, "requires_grad", w.requires_grad,
+      "is_leaf", w.is_leaf)
 w.requires_grad_(False)
 print("w.requires_grad_(False):", w.requires_grad)
 

@@ -7,6 +7,7 @@ retain_grad called twice is a no-op, retains_grad is False for leaves, and
 by category only).
 """
 import torch
+import warnings
 
 def show_err(label, fn):
     try:
@@ -24,7 +25,6 @@ def r(t, n=4):
         return round(u, n) + 0.0 if isinstance(u, float) else u
     return rnd(v)
 
-import warnings
 
 x = torch.tensor([1., 2.], requires_grad=True)
 y = x * 3

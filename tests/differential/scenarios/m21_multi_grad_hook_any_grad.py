@@ -6,6 +6,7 @@ autograd.grad only the tensors actually on the path count. The handle
 removes the hook.
 """
 import torch
+from torch.autograd.graph import register_multi_grad_hook
 
 def show_err(label, fn):
     try:
@@ -23,7 +24,6 @@ def r(t, n=4):
         return round(u, n) + 0.0 if isinstance(u, float) else u
     return rnd(v)
 
-from torch.autograd.graph import register_multi_grad_hook
 
 a = torch.tensor([1., 2.], requires_grad=True)
 b = torch.tensor([3., 4.], requires_grad=True)

@@ -6,6 +6,7 @@ remaining hooks. Covers tensor hooks, post-accumulate hooks, node pre/post hooks
 and multi-grad hooks.
 """
 import torch
+from torch.autograd.graph import register_multi_grad_hook
 
 def show_err(label, fn):
     try:
@@ -23,7 +24,6 @@ def r(t, n=4):
         return round(u, n) + 0.0 if isinstance(u, float) else u
     return rnd(v)
 
-from torch.autograd.graph import register_multi_grad_hook
 
 x = torch.tensor([1., 2.], requires_grad=True)
 y = x * 2

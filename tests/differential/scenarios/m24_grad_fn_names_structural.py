@@ -6,6 +6,7 @@ ViewBackward0, of a transposed one an UnsafeViewBackward0 over a
 CloneBackward0; x.T is a PermuteBackward0; 1-D @ 1-D is DotBackward0).
 """
 import torch
+import torch.nn.functional as F
 
 def show_err(label, fn):
     try:
@@ -23,7 +24,6 @@ def r(t, n=4):
         return round(u, n) + 0.0 if isinstance(u, float) else u
     return rnd(v)
 
-import torch.nn.functional as F
 
 m = torch.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)   # [2, 3]
 v = torch.tensor([1., 2., 3.], requires_grad=True)
@@ -40,7 +40,8 @@ def chain(t, depth=3):
     return " <- ".join(names)
 
 cases = [
-    ("m.sum()", lambda: m.sum()), ("m.sum(0)", lambda: m.sum(0)), ("m.sum(dim=(0, 1))", lambda: m.sum(dim=(0, 1))),
+    ("m.sum()", lambda: m.sum()), ("m.sum(0)", lambda: m.sum(0)),
+    ("m.sum(dim=(0, 1))", lambda: m.sum(dim=(0, 1))),
     ("torch.sum(m)", lambda: torch.sum(m)),
     ("m.mean()", lambda: m.mean()), ("m.mean(1)", lambda: m.mean(1)),
     ("m.max()", lambda: m.max()), ("m.max(1).values", lambda: m.max(1).values),
@@ -49,11 +50,13 @@ cases = [
     ("m.T.reshape(6)", lambda: m.T.reshape(6)), ("m.flatten()", lambda: m.flatten()),
     ("m.transpose(0, 1)", lambda: m.transpose(0, 1)), ("m.T", lambda: m.T),
     ("m.permute(1, 0)", lambda: m.permute(1, 0)),
-    ("m.unsqueeze(0)", lambda: m.unsqueeze(0)), ("m.unsqueeze(0).squeeze()", lambda: m.unsqueeze(0).squeeze()),
+    ("m.unsqueeze(0)", lambda: m.unsqueeze(0)), ("m.unsqueeze(0).squeeze()",
+                                                 lambda: m.unsqueeze(0).squeeze()),
     ("m.unsqueeze(0).squeeze(0)", lambda: m.unsqueeze(0).squeeze(0)),
     ("m.unsqueeze(0).squeeze((0,))", lambda: m.unsqueeze(0).squeeze((0,))),
     ("v.expand(2, 3)", lambda: v.expand(2, 3)),
-    ("m @ n", lambda: m @ n), ("m.matmul(n)", lambda: m.matmul(n)), ("torch.matmul(m, n)", lambda: torch.matmul(m, n)),
+    ("m @ n", lambda: m @ n), ("m.matmul(n)", lambda: m.matmul(n)), ("torch.matmul(m, n)",
+                                                                     lambda: torch.matmul(m, n)),
     ("m @ v", lambda: m @ v), ("v @ v", lambda: v @ v), ("v @ n", lambda: v @ n),
     ("b3 @ n", lambda: b3 @ n),
     ("m[0]", lambda: m[0]), ("m[:, 1:]", lambda: m[:, 1:]), ("m[[1, 0]]", lambda: m[[1, 0]]),

@@ -6,6 +6,7 @@ backward. Nested contexts: only the innermost pair is used; after the contexts
 exit, nothing is packed.
 """
 import torch
+from torch.autograd.graph import saved_tensors_hooks
 
 def show_err(label, fn):
     try:
@@ -23,7 +24,6 @@ def r(t, n=4):
         return round(u, n) + 0.0 if isinstance(u, float) else u
     return rnd(v)
 
-from torch.autograd.graph import saved_tensors_hooks
 
 x = torch.tensor([1., 2.], requires_grad=True)
 w = torch.tensor([3., 4.], requires_grad=True)

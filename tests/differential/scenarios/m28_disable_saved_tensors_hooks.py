@@ -6,6 +6,7 @@ tensors works too (default saving is untouched). On exit, hooks can be used
 again; nested disables restore the outer message.
 """
 import torch
+from torch.autograd.graph import saved_tensors_hooks, disable_saved_tensors_hooks
 
 def show_err(label, fn):
     try:
@@ -23,7 +24,6 @@ def r(t, n=4):
         return round(u, n) + 0.0 if isinstance(u, float) else u
     return rnd(v)
 
-from torch.autograd.graph import saved_tensors_hooks, disable_saved_tensors_hooks
 
 x = torch.tensor([1., 2.], requires_grad=True)
 

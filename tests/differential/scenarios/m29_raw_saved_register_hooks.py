@@ -7,6 +7,7 @@ was saved under saved_tensors_hooks fails too; after backward without
 retain_graph, access fails with the freed-buffer message.
 """
 import torch
+from torch.autograd.graph import saved_tensors_hooks
 
 def show_err(label, fn):
     try:
@@ -24,7 +25,6 @@ def r(t, n=4):
         return round(u, n) + 0.0 if isinstance(u, float) else u
     return rnd(v)
 
-from torch.autograd.graph import saved_tensors_hooks
 
 x = torch.tensor([1., 2.], requires_grad=True)
 w = torch.tensor([3., 4.], requires_grad=True)

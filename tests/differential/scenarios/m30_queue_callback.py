@@ -6,6 +6,7 @@ callback runs in the same pass. Callbacks are per-pass (a second backward has
 none left over). Queueing outside backward is an error.
 """
 import torch
+from torch.autograd import Variable
 
 def show_err(label, fn):
     try:
@@ -23,7 +24,6 @@ def r(t, n=4):
         return round(u, n) + 0.0 if isinstance(u, float) else u
     return rnd(v)
 
-from torch.autograd import Variable
 
 x = torch.tensor([1., 2.], requires_grad=True)
 y = x * 2

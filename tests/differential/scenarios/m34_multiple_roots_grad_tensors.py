@@ -29,7 +29,8 @@ b = x ** 2
 a.register_hook(lambda g: print("  hook a", r(g)))
 b.register_hook(lambda g: print("  hook b", r(g)))
 print("two roots with grad_tensors")
-torch.autograd.backward([a, b], grad_tensors=[torch.tensor([1., 1.]), torch.tensor([10., 100.])], retain_graph=True)
+torch.autograd.backward([a, b], grad_tensors=[torch.tensor([1., 1.]), torch.tensor([10., 100.])],
+                        retain_graph=True)
 print("x.grad", r(x.grad))
 x.grad = None
 print("scalar roots, grad_tensors None")

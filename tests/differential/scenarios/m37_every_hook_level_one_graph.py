@@ -6,6 +6,8 @@ and queued final callbacks, for two leaves and two intermediate tensors.
 Per node: tensor hooks -> (retain_grad) -> node pre-hooks -> node -> post-hooks.
 """
 import torch
+from torch.autograd import Variable
+from torch.autograd.graph import register_multi_grad_hook
 
 def show_err(label, fn):
     try:
@@ -23,8 +25,6 @@ def r(t, n=4):
         return round(u, n) + 0.0 if isinstance(u, float) else u
     return rnd(v)
 
-from torch.autograd import Variable
-from torch.autograd.graph import register_multi_grad_hook
 
 a = torch.tensor([0.5, 1.], requires_grad=True)
 b = torch.tensor([1., -0.5], requires_grad=True)
@@ -46,7 +46,8 @@ for name, t in (("a", a), ("b", b)):
     acc = h.grad_fn.next_functions[0 if name == "a" else 1][0]
     acc.register_prehook(lambda go, name=name: say("AccumulateGrad pre-hook", name))
     acc.register_hook(lambda gi, go, name=name: say("AccumulateGrad post-hook", name))
-register_multi_grad_hook((a, h), lambda gs: say("multi-grad hook (a, h)", [None if g is None else r(g) for g in gs]))
+register_multi_grad_hook((a, h), lambda gs: say("multi-grad hook (a, h)",
+                                                [None if g is None else r(g) for g in gs]))
 register_multi_grad_hook((b, o), lambda gs: say("multi-grad hook (b, o) any", r(gs)), mode="any")
 o.register_hook(lambda g: Variable._execution_engine.queue_callback(lambda: say("final callback")))
 

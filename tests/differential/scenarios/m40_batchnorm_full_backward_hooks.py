@@ -37,7 +37,8 @@ print("buffers:", [(n, b.dtype == torch.int64, b.requires_grad) for n, b in mode
 
 handles = [
     bn.register_full_backward_pre_hook(lambda m, go: print("  bn pre-hook grad_output", rs(go))),
-    bn.register_full_backward_hook(lambda m, gi, go: print("  bn hook grad_input", rs(gi), "grad_output", rs(go))),
+    bn.register_full_backward_hook(lambda m, gi, go: print("  bn hook grad_input", rs(gi), "grad_output",
+                                                           rs(go))),
 ]
 lin.register_full_backward_hook(lambda m, gi, go: print("  lin hook grad_output", rs(go)))
 
@@ -71,7 +72,8 @@ print("bn node", node.name(), "eps", node._saved_eps, "training", node._saved_tr
       "save_mean", r(node._saved_result1), "save_invstd", r(node._saved_result2))
 bn.eval()
 node = bn(x).grad_fn
-print("eval node", node.name(), "training", node._saved_training, "result1 shape", tuple(node._saved_result1.shape))
+print("eval node", node.name(), "training", node._saved_training, "result1 shape",
+      tuple(node._saved_result1.shape))
 print("num_batches_tracked", bn.num_batches_tracked.item())
 bn.reset_running_stats()
 print("reset:", r(bn.running_mean), r(bn.running_var), bn.num_batches_tracked.item())

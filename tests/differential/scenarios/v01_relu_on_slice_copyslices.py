@@ -48,7 +48,8 @@ print("relu_ returns the view:", out is v, "| versions", h._version, v._version)
 print("h:", names(h.grad_fn))
 print("v:", names(v.grad_fn))
 print("h values", r(h))
-seq = [h.grad_fn._sequence_nr() - x.mul(1).grad_fn._sequence_nr(), v.grad_fn._sequence_nr() - h.grad_fn._sequence_nr()]
+seq = [h.grad_fn._sequence_nr() - x.mul(1).grad_fn._sequence_nr(),
+       v.grad_fn._sequence_nr() - h.grad_fn._sequence_nr()]
 print("AsStrided after CopySlices:", seq[1] > 0)
 print("saved geometry", v.grad_fn._saved_size, v.grad_fn._saved_stride, v.grad_fn._saved_storage_offset)
 h.register_hook(lambda g: print("  h hook (after)", r(g)))

@@ -54,7 +54,8 @@ for label, make in views:
     v = make(h)
     before = v.grad_fn.name()
     v.mul_(torch.arange(1.0, v.numel() + 1).view(v.shape))
-    print(label, "| view node before:", before, "| after:", names(v.grad_fn, 1), "| base:", names(h.grad_fn, 1))
+    print(label, "| view node before:", before, "| after:", names(v.grad_fn, 1),
+          "| base:", names(h.grad_fn, 1))
     print("  geometry", v.grad_fn._saved_size, v.grad_fn._saved_stride, v.grad_fn._saved_storage_offset)
     print("  h", r(h))
     (h * w).sum().backward()

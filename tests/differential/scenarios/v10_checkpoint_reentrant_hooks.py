@@ -12,6 +12,9 @@ grad mode inside and after, and the gradients, identical to the non-reentrant
 variant and to no checkpoint at all.
 """
 import torch
+import torch.nn as nn
+from torch.utils.checkpoint import checkpoint
+from torch.autograd import Variable
 
 def show_err(label, fn):
     try:
@@ -37,9 +40,6 @@ def names(node, depth=3):
         return node.name()
     return [node.name(), [names(n, depth - 1) for n, _ in node.next_functions]]
 
-import torch.nn as nn
-from torch.utils.checkpoint import checkpoint
-from torch.autograd import Variable
 
 lin = nn.Linear(3, 2)
 with torch.no_grad():
@@ -65,7 +65,8 @@ def fn(x, scale):
         h.register_hook(inner_hook)
         h.grad_fn.register_prehook(lambda go: print("    prehook of h's node", go[0].grad_fn is None))
         if torch.autograd.graph.Node is not None and in_backward[0]:
-            Variable._execution_engine.queue_callback(lambda: print("  callback queued by fn during backward"))
+            Variable._execution_engine.queue_callback(
+                lambda: print("  callback queued by fn during backward"))
     return h * scale
 
 for mode in ("reentrant", "non-reentrant", "plain"):
@@ -80,13 +81,16 @@ for mode in ("reentrant", "non-reentrant", "plain"):
         y = checkpoint(fn, x, 3.0, use_reentrant=(mode == "reentrant"))
     print("  y node:", names(y.grad_fn, 1))
     y.register_hook(lambda g: print("  y hook", r(g)))
-    y.grad_fn.register_hook(lambda gi, go: print("  y node post-hook", [None if g is None else r(g) for g in gi]))
+    y.grad_fn.register_hook(lambda gi, go: print("  y node post-hook",
+                                                 [None if g is None else r(g) for g in gi]))
     loss = (y * torch.tensor([[1.0, 2.0], [3.0, 4.0]])).sum()
 
     def outer_pre(go):
         in_backward[0] = True
-        Variable._execution_engine.queue_callback(lambda: print("  callback queued by the loss node's prehook"))
+        Variable._execution_engine.queue_callback(
+            lambda: print("  callback queued by the loss node's prehook"))
     loss.grad_fn.register_prehook(outer_pre)
     loss.backward()
     in_backward[0] = False
-    print("  after: grad enabled", torch.is_grad_enabled(), "| x.grad", r(x.grad), "| weight.grad", r(lin.weight.grad))
+    print("  after: grad enabled", torch.is_grad_enabled(), "| x.grad", r(x.grad), "| weight.grad",
+          r(lin.weight.grad))

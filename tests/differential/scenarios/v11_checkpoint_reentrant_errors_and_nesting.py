@@ -11,6 +11,7 @@ gets zeros (materialized grads).
 """
 import warnings
 import torch
+from torch.utils.checkpoint import checkpoint
 
 def show_err(label, fn):
     try:
@@ -36,7 +37,6 @@ def names(node, depth=3):
         return node.name()
     return [node.name(), [names(n, depth - 1) for n, _ in node.next_functions]]
 
-from torch.utils.checkpoint import checkpoint
 
 def caught(label, fn):
     with warnings.catch_warnings(record=True) as ws:
