@@ -73,8 +73,6 @@ GLOBAL_KINDS = ("global_fwd_pre", "global_fwd", "global_bwd", "global_bwd_pre")
 # Left out of the generator because minigrad differs from torch there (each reported to
 # the lead with a minimal program; differences found and fixed are kept as the
 # differential scenarios tests/differential/scenarios/h01_* ...):
-# * two distinct leaves stacked and summed over the stack (PyTorch's stolen gradients
-#   share memory; see the comment in programs());
 # * ops the generator does not draw and that differ in what reaches a pack hook: where,
 #   masked_fill, gather, indexing with a list, nll_loss / cross_entropy. PyTorch saves
 #   the condition / mask / index / indices / target and total_weight as tensors (they
@@ -96,14 +94,6 @@ def programs(draw):
         name = draw(st.sampled_from(op_names))
         operands = tuple(draw(st.one_of(st.just(n_values - 1), st.integers(0, n_values - 1)))
                          for _ in range(OPS[name][0]))
-        if name == "stack_sum" and len(set(operands)) == 2 and max(operands) < n_leaves:
-            # Left out: two leaves stacked, then summed over the stack. PyTorch's
-            # AccumulateGrad steals the incoming gradient (no copy), and here both
-            # leaves receive views of one expanded buffer, so their .grad share memory
-            # and a second backward adds into it twice (PyTorch shows 6, minigrad 4).
-            # Gradient stealing is being added to the engine (issue 11); until then
-            # the same leaf is stacked twice (its two views are summed first).
-            operands = (operands[0], operands[0])
         steps.append((name, operands))
         n_values += 1
     if use_module and not any(name == "module" for name, _ in steps):

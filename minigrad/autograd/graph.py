@@ -282,6 +282,24 @@ def _copy_like(array, like):
     return out
 
 
+def _writable_alias(array):
+    """``array`` itself, or a writable view of its memory when numpy marked it read-only;
+    None when the memory itself is read-only.
+
+    numpy marks every view of a broadcast (``expand``'s result, what ``sum`` sends back)
+    read-only. PyTorch's expanded tensors are writable, so AccumulateGrad steals a view of
+    one (``stack([b, a]).sum(0)`` sends each leaf a row of one expanded buffer, and both
+    ``.grad`` then share that memory)."""
+    if array.flags.writeable:
+        return array
+    alias = array.view()
+    try:
+        alias.flags.writeable = True       # numpy refuses when the memory is read-only
+    except ValueError:
+        return None
+    return alias
+
+
 def _obeys_layout_contract(grad, variable):
     """PyTorch's ``obeys_layout_contract``: ``.grad`` is laid out like its tensor (same
     strides on every dimension larger than 1), or C-contiguous when the tensor is not
@@ -303,8 +321,9 @@ def accumulate_into_grad(variable, grad_outputs, run_hooks=True):
     - **steal**: ``.grad`` becomes the incoming buffer itself (a detached alias of it: a
       new Tensor over the same array and version counter, as ``new_grad.detach()``), with
       no copy, when grad mode is off (no ``create_graph``), nothing but the engine refers
-      to the incoming Tensor object, and it is laid out like the leaf (and writable:
-      numpy's broadcast views are read-only). "Nothing but the engine" is checked with
+      to the incoming Tensor object, it is laid out like the leaf and its memory is
+      writable (a row of a broadcast is: see :func:`_writable_alias`; two leaves can
+      then share one buffer, as in PyTorch). "Nothing but the engine" is checked with
       ``sys.getrefcount``: at most :data:`ENGINE_REFS_TO_INCOMING_GRAD` references (the
       input buffer and the ``grad_outputs`` tuple) besides the call's own. So a tensor a
       hook returned and forgot becomes ``.grad``'s storage, while a gradient the caller
@@ -330,9 +349,9 @@ def accumulate_into_grad(variable, grad_outputs, run_hooks=True):
                     variable.grad = _tensor_class.Tensor._wrap(np.zeros_like(variable._array)).copy_(grad)
                 else:
                     variable.grad = _tensor_class.Tensor._wrap(_copy_like(grad._array, variable._array))
-            elif (use_count <= ENGINE_REFS_TO_INCOMING_GRAD
-                    and grad._array.flags.writeable and _obeys_layout_contract(grad, variable)):
-                variable.grad = _tensor_class.Tensor._wrap(grad._array, grad._version_counter)
+            elif (use_count <= ENGINE_REFS_TO_INCOMING_GRAD and _obeys_layout_contract(grad, variable)
+                    and (stolen := _writable_alias(grad._array)) is not None):
+                variable.grad = _tensor_class.Tensor._wrap(stolen, grad._version_counter)
             else:
                 variable.grad = _tensor_class.Tensor._wrap(_copy_like(grad._array, variable._array))
         elif grad_mode.is_grad_enabled():
