@@ -275,27 +275,17 @@ def _non_overlapping_and_dense(a):
     return True
 
 
-def _copy_like(array, like):
-    """A copy of ``array`` with the memory layout of ``like`` (``clone_obey_contract``)."""
-    out = np.empty_like(like)
-    np.copyto(out, array)
-    return out
-
-
 def _writable_alias(array):
-    """``array`` itself, or a writable view of its memory when numpy marked it read-only;
-    None when the memory itself is read-only.
+    """A writable view of ``array``'s memory, or None when that memory is read-only.
 
     numpy marks every view of a broadcast (``expand``'s result, what ``sum`` sends back)
-    read-only. PyTorch's expanded tensors are writable, so AccumulateGrad steals a view of
-    one (``stack([b, a]).sum(0)`` sends each leaf a row of one expanded buffer, and both
-    ``.grad`` then share that memory)."""
-    if array.flags.writeable:
-        return array
+    read-only, although its memory is not. PyTorch's expanded tensors are writable, so
+    AccumulateGrad steals a view of one (``stack([b, a]).sum(0)`` sends each leaf a row
+    of one expanded buffer, and both ``.grad`` then share that memory)."""
     alias = array.view()
     try:
-        alias.flags.writeable = True       # numpy refuses when the memory is read-only
-    except ValueError:
+        alias.flags.writeable = True
+    except ValueError:                   # numpy refuses: the memory itself is read-only
         return None
     return alias
 
@@ -344,16 +334,16 @@ def accumulate_into_grad(variable, grad_outputs, run_hooks=True):
     grad = grad_outputs[0]
     if grad is not None:
         if variable.grad is None:
-            if grad_mode.is_grad_enabled():
-                if grad.requires_grad:           # create_graph: keep the graph (CopyBackwards)
-                    variable.grad = _tensor_class.Tensor._wrap(np.zeros_like(variable._array)).copy_(grad)
-                else:
-                    variable.grad = _tensor_class.Tensor._wrap(_copy_like(grad._array, variable._array))
-            elif (use_count <= ENGINE_REFS_TO_INCOMING_GRAD and _obeys_layout_contract(grad, variable)
+            if grad_mode.is_grad_enabled() and grad.requires_grad:     # create_graph: CopyBackwards
+                variable.grad = _tensor_class.Tensor._wrap(np.zeros_like(variable._array)).copy_(grad)
+            elif (not grad_mode.is_grad_enabled() and use_count <= ENGINE_REFS_TO_INCOMING_GRAD
+                    and _obeys_layout_contract(grad, variable)
                     and (stolen := _writable_alias(grad._array)) is not None):
                 variable.grad = _tensor_class.Tensor._wrap(stolen, grad._version_counter)
-            else:
-                variable.grad = _tensor_class.Tensor._wrap(_copy_like(grad._array, variable._array))
+            else:                       # a copy laid out like the leaf (``clone_obey_contract``)
+                copy = np.empty_like(variable._array)
+                np.copyto(copy, grad._array)
+                variable.grad = _tensor_class.Tensor._wrap(copy)
         elif grad_mode.is_grad_enabled():
             variable.grad = variable.grad + grad
         else:
@@ -366,11 +356,10 @@ def accumulate_into_grad(variable, grad_outputs, run_hooks=True):
             # As PyTorch's _call_hooks: returning the tensor itself (``p.sub_(...)``
             # returns p) counts as "unchanged"; a non-tensor fails at once.
             result = hook(variable)
-            if result is None or result is variable:
-                continue
-            if not isinstance(result, _tensor_class.Tensor):
-                raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
-            bad = True
+            if result is not None and result is not variable:
+                if not isinstance(result, _tensor_class.Tensor):
+                    raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+                bad = True
         if bad:
             raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
@@ -424,8 +413,7 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
 
     grad_fns = [gradient_edge(t)[0] for t in tensors]
     assert all(g is not None for g in grad_fns), "Expected gradient function to be set"
-    count = {}
-    buffers = {}
+    count, buffers = {}, {}
     nb_calls = [None]
 
     def make_all_hook(index):
