@@ -22,12 +22,14 @@ def r(t, n=4):
         return round(u, n) + 0.0 if isinstance(u, float) else u
     return rnd(v)
 
+def two_leaves():
+    return torch.tensor([1., 2.], requires_grad=True), torch.tensor([3., 4.], requires_grad=True)
+
 def show(label, a, b):
     print(label, "a.grad", r(a.grad), "b.grad", r(b.grad), "| shared", a.grad.data_ptr() == b.grad.data_ptr())
 
 print("1. stack([b, a]).sum(0), y = s + s: the rows of one expanded buffer are stolen")
-a = torch.tensor([1., 2.], requires_grad=True)
-b = torch.tensor([3., 4.], requires_grad=True)
+a, b = two_leaves()
 s = torch.stack([b, a]).sum(0)
 y = s + s
 y.sum().backward(retain_graph=True)
@@ -41,24 +43,21 @@ y.sum().backward()
 show("  a.grad = None, third pass", a, b)
 
 print("2. stack([b, a]).sum(): every element is one value (stride 0): copied, not shared")
-a = torch.tensor([1., 2.], requires_grad=True)
-b = torch.tensor([3., 4.], requires_grad=True)
+a, b = two_leaves()
 y = torch.stack([b, a]).sum()
 y.backward(retain_graph=True)
 y.backward()
 show("  two passes ", a, b)
 
 print("3. (stack([b, a]) * 3).sum(0): rows of a fresh buffer, stolen but not shared")
-a = torch.tensor([1., 2.], requires_grad=True)
-b = torch.tensor([3., 4.], requires_grad=True)
+a, b = two_leaves()
 y = (torch.stack([b, a]) * 3).sum(0).sum()
 y.backward(retain_graph=True)
 y.backward()
 show("  two passes ", a, b)
 
 print("4. a hook on b keeps its gradient: b's is copied, a's is still the buffer's row")
-a = torch.tensor([1., 2.], requires_grad=True)
-b = torch.tensor([3., 4.], requires_grad=True)
+a, b = two_leaves()
 kept = []
 b.register_hook(kept.append)
 s = torch.stack([b, a]).sum(0)
