@@ -5,8 +5,24 @@ tools/test-all runs this folder with ``pytest -n 2 --dist loadgroup``: a test wi
 is grouped with its own file (what ``--dist loadfile`` would do), so module-level
 fixtures such as a trained model or a built virtual environment are made once.
 The differential scenarios group per scenario, so they spread over both workers.
+
+Tests that need a module of an extra skip when it is not installed
+(``pytest.importorskip``, or a skip that names the module): most compare with PyTorch.
+In CI (``CI=true``) every extra is installed, so there such a skip is a failure instead,
+as the Binder and browser tests fail there when their tools are missing: a CI run
+without torch would otherwise pass with most of the suite skipped. Outside CI they stay
+skips.
 """
+import importlib.util
+import os
+import re
+
 import pytest
+
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+# module -> the pyproject extra that installs it, for the modules tests skip without
+EXTRA_MODULES = {"torch": "torch", "torchviz": "torch", "sklearn": "test", "ipywidgets": "lessons",
+                 "nbformat": "instructor"}
 
 
 @pytest.hookimpl(tryfirst=True)      # before xdist reads the marks into node ids
@@ -14,3 +30,30 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
+
+
+def missing_extra_fails_in_ci(report):
+    """Turn ``report`` (a test's or a module's) into a failure when, in CI, it was skipped
+    for a module of an extra that cannot be found."""
+    if not (IN_CI and report.skipped) or hasattr(report, "wasxfail"):
+        return
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    missing = [name for name in EXTRA_MODULES
+               if re.search(rf"\b{name}\b", reason) and importlib.util.find_spec(name) is None]
+    if missing:
+        extras = sorted({EXTRA_MODULES[name] for name in missing})
+        report.outcome = "failed"
+        report.longrepr = (f"{reason}\nCI=true, so this is a failure: install "
+                           f"{', '.join(missing)} with pip install -e '.[{','.join(extras)}]'.")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    missing_extra_fails_in_ci(outcome.get_result())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    outcome = yield
+    missing_extra_fails_in_ci(outcome.get_result())

@@ -1,11 +1,13 @@
 """AccumulateGrad's steal-or-copy rule (``autograd.graph.accumulate_into_grad``).
 
-The differential scenario e01 compares the rule with PyTorch's on plain passes; these
-tests pin down what only minigrad has: a watched pass (``record_events``, a stepped
+The differential scenarios e01 and h04 compare the rule with PyTorch's in subprocesses;
+``test_steal_or_copy_as_torch_decides`` does it in this process, case by case. The
+other tests pin down what only minigrad has: a watched pass (``record_events``, a stepped
 ``backward_steps``) holds references to the gradients and therefore copies, and the
 count is measured, not assumed, so it holds on this Python version.
 """
 import numpy as np
+import pytest
 
 import minigrad
 from minigrad.autograd import graph
@@ -66,3 +68,63 @@ def test_a_read_only_gradient_is_copied():
     assert x.grad._array.flags.writeable
     (x * 3).sum().backward()                 # in place into .grad: must not fail
     assert x.grad.tolist() == [10.0, 10.0]
+
+
+def steal_or_copy(T):
+    """For each case of the rule, whether ``.grad`` shares memory with the gradient the
+    leaf received (or, for an expanded gradient, whether its elements do)."""
+    def leaf():
+        return T.tensor([1.0, 2.0], requires_grad=True)
+
+    seen = {}
+    x = leaf()
+
+    def forgets(g):
+        out = g * 10
+        seen["forgotten"] = out.data_ptr()
+        return out
+    x.register_hook(forgets)
+    (x * 3).sum().backward()
+    seen["a hook's forgotten result is stolen"] = x.grad.data_ptr() == seen.pop("forgotten")
+
+    x, kept = leaf(), []
+
+    def keeps(g):
+        kept.append(g * 10)
+        return kept[-1]
+    x.register_hook(keeps)
+    (x * 3).sum().backward()
+    seen["a result the hook keeps is copied"] = x.grad.data_ptr() != kept[0].data_ptr()
+
+    x, g = leaf(), T.tensor([5.0, 6.0])
+    x.backward(g)
+    seen["the caller's gradient is copied"] = x.grad.data_ptr() != g.data_ptr()
+
+    x = leaf()
+    x.sum().backward()                      # one value seen twice (stride 0): copied
+    x.grad[0] += 5
+    seen["an expanded gradient is copied"] = x.grad.tolist() == [6.0, 1.0]
+
+    a, b = leaf(), leaf()
+    s = T.stack([b, a]).sum(0)
+    (s + s).sum().backward()                # rows of one expanded buffer: both stolen
+    seen["rows of one buffer are stolen and shared"] = a.grad.data_ptr() == b.grad.data_ptr()
+
+    x = leaf()
+
+    def under_create_graph(g):
+        out = g * 1
+        seen["create_graph"] = out.data_ptr()
+        return out
+    x.register_hook(under_create_graph)
+    (x * x).sum().backward(create_graph=True)
+    seen["create_graph copies"] = x.grad.data_ptr() != seen.pop("create_graph")
+    return seen
+
+
+@pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph=True")
+def test_steal_or_copy_as_torch_decides():
+    torch = pytest.importorskip("torch")
+    ours, theirs = steal_or_copy(minigrad), steal_or_copy(torch)
+    assert ours == theirs
+    assert all(theirs.values())             # each case says what torch does

@@ -4,7 +4,6 @@ minigrad's is caught, and wrong engines (hook order, queue, buffers, callbacks) 
 specific ❌. Also the seam itself (``engine.use``)."""
 import heapq
 import itertools
-import json
 from pathlib import Path
 
 import pytest
@@ -14,26 +13,10 @@ from minigrad.autograd import engine
 from minigrad.exercises import lesson10 as l10
 from minigrad.exercises.registry import lesson_exercises
 
-from exercise_support import stub, verdict
+from exercise_support import instructor_definitions, stub, verdict
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "lessons" / "10_write_the_engine.ipynb"
-
-
-def _solutions():
-    """The three instructor solutions, executed from the notebook's own cells."""
-    cells = ["".join(c["source"]) for c in json.loads(NOTEBOOK.read_text())["cells"]
-             if c["cell_type"] == "code"]
-    namespace = {}
-    for src in cells:
-        if any(f"def {name}(" in src for name in ("count_dependencies", "run_backward_core",
-                                                     "my_run_backward")) or "import heapq" in src:
-            lines = [line for line in src.splitlines()
-                     if not line.startswith(("%", "check_", "torch.manual_seed"))]
-            exec("\n".join(lines), namespace)
-    return namespace
-
-
-SOL = _solutions()
+SOL = instructor_definitions(NOTEBOOK)     # the three solutions, run from the notebook
 
 
 # --- a reference engine with knobs, to make wrong engines from ------------------------------
@@ -266,7 +249,7 @@ def test_use_restores_after_an_error():
 
 def test_an_error_in_the_learners_engine_is_located(capsys):
     def assumes_an_edge(root, grad_outputs, keep_graph):
-        first_child = root.next_functions[0]     # IndexError when the root is a leaf
+        first_child = root.next_functions[0]     # noqa: F841 (IndexError when the root is a leaf)
         SOL["run_backward_core"](root, grad_outputs, keep_graph)
     result = verdict(l10.check_engine_loop, assumes_an_edge, capsys)
     assert not result and "a leaf as the root" in result.message and "raised IndexError" in result.message

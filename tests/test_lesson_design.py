@@ -7,7 +7,10 @@
   collapsible ``<details>`` blocks;
 * at most one exercise in five has its solution on the page: the lines of an instructor
   solution must not be readable in the student version of the notebook (which has every
-  solution region replaced by a stub).
+  solution region replaced by a stub);
+* every instructor solution passes its check, run in this process on the notebook's
+  code (its imports and definitions, ``exercise_support.instructor_definitions``): the
+  ✅ a solution cell saved is what a learner reads, not a proof.
 """
 import json
 import re
@@ -16,6 +19,8 @@ from pathlib import Path
 import pytest
 
 from minigrad.exercises.registry import EXERCISES
+
+from exercise_support import instructor_definitions
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSONS = sorted(ROOT.glob("lessons/[0-9][0-9]_*.ipynb"))
@@ -69,7 +74,8 @@ def test_three_levels_each_with_hint_and_sketch(path):
     for cell, heading in headings:
         hint = cell.find("<summary>Hint</summary>")
         sketch = cell.find("<summary>Solution sketch</summary>")
-        assert 0 <= hint < sketch, f"{path.name}: {heading!r} needs a Hint, then a Solution sketch, in <details>"
+        assert 0 <= hint < sketch, \
+            f"{path.name}: {heading!r} needs a Hint, then a Solution sketch, in <details>"
 
 
 def _solutions(path):
@@ -91,9 +97,10 @@ def _solutions(path):
 
 def solution_on_page(solution_lines, page_lines):
     """Whether half the telling lines of a solution can be read on the page."""
-    telling = [_norm(l) for l in solution_lines if len(_norm(l)) >= MIN_LINE and not _norm(l).startswith("#")]
-    shown = {_norm(l) for l in page_lines}
-    return bool(telling) and sum(l in shown for l in telling) / len(telling) >= ON_PAGE
+    telling = [_norm(line) for line in solution_lines
+               if len(_norm(line)) >= MIN_LINE and not _norm(line).startswith("#")]
+    shown = {_norm(line) for line in page_lines}
+    return bool(telling) and sum(line in shown for line in telling) / len(telling) >= ON_PAGE
 
 
 def test_solution_on_page_detects_a_copy():
@@ -115,13 +122,50 @@ def test_at_most_one_exercise_in_five_has_its_solution_on_the_page():
     assert len(on_page) * 5 <= total, f"{len(on_page)} of {total} solutions are on the page: {on_page}"
 
 
+def _saved_verdicts(path):
+    """What each solution cell printed when the notebook was last run."""
+    cells = [c for c in _cells(path)
+             if c["cell_type"] == "code" and any(BEGIN.match(line) for line in _source(c).splitlines())]
+    return ["".join("".join(o.get("text", "")) for o in cell["outputs"]) for cell in cells]
+
+
+def _verdicts_now(path):
+    """Each exercise's check, run in this process on the solution the notebook holds now."""
+    lesson = json.loads(path.read_text())["metadata"]["minigrad"]["lesson"]
+    namespace = instructor_definitions(path)
+    return {exercise.name: exercise.load_check()(*(namespace[name] for name in exercise.objects))
+            for exercise in EXERCISES[lesson]}
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name[:2])
+def test_every_solution_cell_shows_a_pass(path):
+    """The committed run of each solution cell printed ✅ (what a learner reads)."""
+    printed = _saved_verdicts(path)
+    assert len(printed) == 3
+    for text in printed:
+        assert text.startswith("✅"), f"{path.name}: a solution cell printed {text!r}"
+
+
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.name[:2])
 def test_every_instructor_solution_passes_its_own_check(path):
-    """The committed run of each solution cell printed ✅: a solution that fails its check
-    (a stale solution after the check was tightened) would teach the wrong thing."""
-    cells = [c for c in _cells(path)
-             if c["cell_type"] == "code" and any(BEGIN.match(l) for l in _source(c).splitlines())]
-    assert len(cells) == 3
-    for cell in cells:
-        printed = "".join("".join(o.get("text", "")) for o in cell["outputs"])
-        assert printed.startswith("✅"), f"{path.name}: a solution cell printed {printed!r}"
+    """Each solution passes its check when run now: a saved ✅ proves nothing about a
+    solution edited after the last run, or a check tightened since (lax nbval compares no
+    solution cell's output either)."""
+    for name, result in _verdicts_now(path).items():
+        assert result.status == "passed", f"{path.name}: {name}: {result!r}"
+
+
+def test_a_wrong_solution_under_a_saved_pass_is_caught(tmp_path):
+    """Lesson 03's core solution with the mean left out (``p.sub_(lr * p.grad)``), its
+    cell's saved ✅ kept: the saved outputs still pass, the check run now does not."""
+    lesson = ROOT / "lessons" / "03_retain_grad_and_post_accumulate.ipynb"
+    notebook = json.loads(lesson.read_text())
+    right = "p.sub_(lr * p.grad / k)"
+    cell = next(c for c in notebook["cells"] if c["cell_type"] == "code" and right in _source(c))
+    cell["source"] = _source(cell).replace(right, "p.sub_(lr * p.grad)")
+    wrong = tmp_path / lesson.name
+    wrong.write_text(json.dumps(notebook))
+    assert all(text.startswith("✅") for text in _saved_verdicts(wrong))
+    verdicts = _verdicts_now(wrong)
+    assert verdicts["attach_sgd_every"].status == "failed"
+    assert verdicts["predict_second_backward"].status == verdicts["my_retain_grad"].status == "passed"

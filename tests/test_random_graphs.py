@@ -1,9 +1,11 @@
 """Random small expression graphs: same gradients as PyTorch, same node order.
 
 hypothesis draws a little program: a few leaves of small shapes that all broadcast to
-(2, 3), then 3-12 ops from a safe set (no op is evaluated at a point where it is not
-differentiable, no value can overflow), each taking its operands from everything
-computed so far, so intermediate tensors are often used several times. The program
+(2, 3), in half the programs first gathered by one node (``stack``/``cat`` of up to
+five distinct leaves, so several leaves become ready at once), then 3-12 ops from a
+safe set (no op is evaluated at a point where it is not differentiable, no value can
+overflow), each taking its operands from everything computed so far, so intermediate
+tensors are often used several times. The program
 ends in a sum. It is built identically in minigrad and torch (float64), and:
 
 * every leaf gets the same ``.grad`` (``np.allclose``);
@@ -81,13 +83,26 @@ OPS = {
 OP_NAMES = sorted(OPS)
 
 
+# Ops fed by several operands at once: when those are distinct (2, 3) leaves, their
+# AccumulateGrad nodes become ready together (up to five, where the heap's order is
+# neither FIFO nor LIFO).
+GATHERING_OPS = ("stack_sum", "stack3_sum", "cat4_mean", "stack5_mean")
+
+
 @st.composite
 def programs(draw):
-    n_leaves = draw(st.integers(1, 4))
+    n_leaves = draw(st.integers(1, 5))
     shapes = [draw(st.sampled_from(LEAF_SHAPES)) for _ in range(n_leaves)]
     seed = draw(st.integers(0, 2 ** 32 - 1))
     steps = []
     n_values = n_leaves
+    if n_leaves > 1 and draw(st.booleans()):
+        name = draw(st.sampled_from([n for n in GATHERING_OPS if OPS[n][0] <= n_leaves]))
+        operands = tuple(draw(st.permutations(range(n_leaves)))[:OPS[name][0]])
+        for i in operands:
+            shapes[i] = (2, 3)           # no ExpandBackward0 between the leaf and the op
+        steps.append((name, operands))
+        n_values += 1
     for _ in range(draw(st.integers(3, 12))):
         name = draw(st.sampled_from(OP_NAMES))
         arity = OPS[name][0]

@@ -2,6 +2,7 @@
 
 tests/test_random_graphs.py checks gradients and node order on random graphs. Here
 hypothesis draws a *hook program*: a small random graph (leaves of shape (2,), float64,
+in half the programs first all stacked together, so they become ready at once,
 ops that keep that shape, sometimes a random ``nn.Sequential``), hooks at every level
 the engine knows, and one or two backward passes. A program is plain data (dicts,
 tuples, ints, strings) so hypothesis can shrink it and print it; one interpreter,
@@ -60,6 +61,8 @@ OPS = {
     "unbind_first": (1, lambda T, a: T.stack([a.unbind(0)[0], a.unbind(0)[0] * 2])),
     "flip_unbind": (1, lambda T, a: T.stack(list(a.unbind(0))[::-1])),
     "stack_sum": (2, lambda T, a, b: T.stack([a, b]).sum(0)),
+    "stack3_sum": (3, lambda T, a, b, c: T.stack([a, b, c]).sum(0)),
+    "stack4_mean": (4, lambda T, *xs: T.stack(xs).mean(0)),
     "module": (1, None),            # the program's nn.Sequential
 }
 OP_NAMES = sorted(OPS)
@@ -73,18 +76,21 @@ GLOBAL_KINDS = ("global_fwd_pre", "global_fwd", "global_bwd", "global_bwd_pre")
 # Left out of the generator because minigrad differs from torch there (each reported to
 # the lead with a minimal program; differences found and fixed are kept as the
 # differential scenarios tests/differential/scenarios/h01_* ...):
-# * two distinct leaves stacked and summed over the stack (PyTorch's stolen gradients
-#   share memory; see the comment in programs());
 # * ops the generator does not draw and that differ in what reaches a pack hook: where,
 #   masked_fill, gather, indexing with a list, nll_loss / cross_entropy. PyTorch saves
 #   the condition / mask / index / indices / target and total_weight as tensors (they
 #   go through saved_tensors_hooks); minigrad keeps them as plain attributes.
 
 
+# The op that gathers n leaves: their AccumulateGrad nodes become ready together, and
+# the leaves' hooks fire in the heap's order (not FIFO from four on).
+GATHERING_OPS = {2: "stack_sum", 3: "stack3_sum", 4: "stack4_mean"}
+
+
 # --- the generator ------------------------------------------------------------------------
 @st.composite
 def programs(draw):
-    n_leaves = draw(st.integers(1, 3))
+    n_leaves = draw(st.integers(1, 4))
     seed = draw(st.integers(0, 2 ** 16))
     use_module = draw(st.booleans())
     layers = (tuple(draw(st.lists(st.sampled_from(LAYERS), min_size=1, max_size=3)))
@@ -92,18 +98,13 @@ def programs(draw):
     op_names = OP_NAMES if use_module else [n for n in OP_NAMES if n != "module"]
     steps = []
     n_values = n_leaves
+    if n_leaves > 1 and draw(st.booleans()):        # every leaf gathered by one node
+        steps.append((GATHERING_OPS[n_leaves], tuple(draw(st.permutations(range(n_leaves))))))
+        n_values += 1
     for _ in range(draw(st.integers(1, 6))):
         name = draw(st.sampled_from(op_names))
         operands = tuple(draw(st.one_of(st.just(n_values - 1), st.integers(0, n_values - 1)))
                          for _ in range(OPS[name][0]))
-        if name == "stack_sum" and len(set(operands)) == 2 and max(operands) < n_leaves:
-            # Left out: two leaves stacked, then summed over the stack. PyTorch's
-            # AccumulateGrad steals the incoming gradient (no copy), and here both
-            # leaves receive views of one expanded buffer, so their .grad share memory
-            # and a second backward adds into it twice (PyTorch shows 6, minigrad 4).
-            # Gradient stealing is being added to the engine (issue 11); until then
-            # the same leaf is stacked twice (its two views are summed first).
-            operands = (operands[0], operands[0])
         steps.append((name, operands))
         n_values += 1
     if use_module and not any(name == "module" for name, _ in steps):
@@ -131,8 +132,10 @@ def programs(draw):
         elif kind in GLOBAL_KINDS:
             target = None
         else:
-            # often the last value, so several hooks share a tensor or a node
-            target = draw(st.one_of(st.just(n_values - 1), st.integers(0, n_values - 1)))
+            # often the last value, so several hooks share a tensor or a node, or a leaf,
+            # so the order of leaves ready together shows
+            target = draw(st.one_of(st.just(n_values - 1), st.integers(0, n_values - 1),
+                                    st.integers(0, n_leaves - 1)))
         scale = draw(st.sampled_from(SCALES))
         remove = draw(st.one_of(st.none(), st.none(), st.integers(0, n_hooks - 1)))
         # queue_callback outside a backward pass only raises: not from forward hooks

@@ -273,3 +273,44 @@ def test_torch_saved_tensors_hooks_are_per_thread_too():
 
     run_threads(thread_a, thread_b)
     assert packed_by == ["A", "A"]
+
+
+def nested_passes(T, task_id):
+    """A tensor hook of one pass runs a whole second pass (a reentrant backward, as the
+    reentrant checkpoint does), and each pass queues final callbacks. The current graph
+    task is a per-thread *stack*: the inner pass is current while it runs (its callback
+    runs when it ends), then the outer one is current again."""
+    log, ids = [], []
+    queue_callback = T.autograd.Variable._execution_engine.queue_callback
+    a = T.tensor([1.0, 2.0], requires_grad=True)
+    b = T.tensor([3.0, 4.0], requires_grad=True)
+    inner_loss = (b * 2).sum()
+
+    def inner_hook(grad):
+        ids.append(task_id())
+        queue_callback(lambda: log.append("inner callback"))
+        log.append("inner hook")
+
+    def outer_hook(grad):
+        ids.append(task_id())
+        queue_callback(lambda: log.append("outer callback"))
+        log.append("outer hook: inner pass starts")
+        inner_loss.backward()
+        log.append("inner pass returned")
+        ids.append(task_id())
+        queue_callback(lambda: log.append("outer callback, queued after the inner pass"))
+
+    b.register_hook(inner_hook)
+    y = a * 3
+    y.register_hook(outer_hook)
+    y.sum().backward()
+    ids.append(task_id())
+    outer, inner, outer_again, after = ids
+    return log, {"inner is another task": inner not in (outer, -1),
+                 "outer is current again": outer_again == outer, "none after": after == -1}
+
+
+def test_a_nested_pass_is_current_while_it_runs():
+    torch = pytest.importorskip("torch")
+    assert nested_passes(minigrad, current_graph_task_id) == \
+        nested_passes(torch, torch._C._current_graph_task_id)

@@ -1,10 +1,10 @@
 """minigrad.trace: real torch's backward pass recorded as minigrad engine events.
 
-Every scenario in tests/differential/scenarios (all 100: between them they use every
-hook level: tensor hooks on leaves and non-leaves, retain_grad, node pre/post hooks,
-post-accumulate hooks, multi-grad hooks, module hooks, final callbacks, errors in
-hooks, autograd.grad and backward(inputs=)) runs three times, each side in ONE
-Python process that forks a child per scenario (tests/trace_support.py):
+Every scenario in tests/differential/scenarios, however many there are (between them
+they use every hook level: tensor hooks on leaves and non-leaves, retain_grad, node
+pre/post hooks, post-accumulate hooks, multi-grad hooks, module hooks, final callbacks,
+errors in hooks, autograd.grad and backward(inputs=)), runs three times, each side in
+ONE Python process that forks a child per scenario (tests/trace_support.py):
 
 - under real torch inside ``minigrad.trace.torch_events()``;
 - under real torch unrecorded;

@@ -275,11 +275,19 @@ def _non_overlapping_and_dense(a):
     return True
 
 
-def _copy_like(array, like):
-    """A copy of ``array`` with the memory layout of ``like`` (``clone_obey_contract``)."""
-    out = np.empty_like(like)
-    np.copyto(out, array)
-    return out
+def _writable_alias(array):
+    """A writable view of ``array``'s memory, or None when that memory is read-only.
+
+    numpy marks every view of a broadcast (``expand``'s result, what ``sum`` sends back)
+    read-only, although its memory is not. PyTorch's expanded tensors are writable, so
+    AccumulateGrad steals a view of one (``stack([b, a]).sum(0)`` sends each leaf a row
+    of one expanded buffer, and both ``.grad`` then share that memory)."""
+    alias = array.view()
+    try:
+        alias.flags.writeable = True
+    except ValueError:                   # numpy refuses: the memory itself is read-only
+        return None
+    return alias
 
 
 def _obeys_layout_contract(grad, variable):
@@ -303,8 +311,9 @@ def accumulate_into_grad(variable, grad_outputs, run_hooks=True):
     - **steal**: ``.grad`` becomes the incoming buffer itself (a detached alias of it: a
       new Tensor over the same array and version counter, as ``new_grad.detach()``), with
       no copy, when grad mode is off (no ``create_graph``), nothing but the engine refers
-      to the incoming Tensor object, and it is laid out like the leaf (and writable:
-      numpy's broadcast views are read-only). "Nothing but the engine" is checked with
+      to the incoming Tensor object, it is laid out like the leaf and its memory is
+      writable (a row of a broadcast is: see :func:`_writable_alias`; two leaves can
+      then share one buffer, as in PyTorch). "Nothing but the engine" is checked with
       ``sys.getrefcount``: at most :data:`ENGINE_REFS_TO_INCOMING_GRAD` references (the
       input buffer and the ``grad_outputs`` tuple) besides the call's own. So a tensor a
       hook returned and forgot becomes ``.grad``'s storage, while a gradient the caller
@@ -325,16 +334,16 @@ def accumulate_into_grad(variable, grad_outputs, run_hooks=True):
     grad = grad_outputs[0]
     if grad is not None:
         if variable.grad is None:
-            if grad_mode.is_grad_enabled():
-                if grad.requires_grad:           # create_graph: keep the graph (CopyBackwards)
-                    variable.grad = _tensor_class.Tensor._wrap(np.zeros_like(variable._array)).copy_(grad)
-                else:
-                    variable.grad = _tensor_class.Tensor._wrap(_copy_like(grad._array, variable._array))
-            elif (use_count <= ENGINE_REFS_TO_INCOMING_GRAD
-                    and grad._array.flags.writeable and _obeys_layout_contract(grad, variable)):
-                variable.grad = _tensor_class.Tensor._wrap(grad._array, grad._version_counter)
-            else:
-                variable.grad = _tensor_class.Tensor._wrap(_copy_like(grad._array, variable._array))
+            if grad_mode.is_grad_enabled() and grad.requires_grad:     # create_graph: CopyBackwards
+                variable.grad = _tensor_class.Tensor._wrap(np.zeros_like(variable._array)).copy_(grad)
+            elif (not grad_mode.is_grad_enabled() and use_count <= ENGINE_REFS_TO_INCOMING_GRAD
+                    and _obeys_layout_contract(grad, variable)
+                    and (stolen := _writable_alias(grad._array)) is not None):
+                variable.grad = _tensor_class.Tensor._wrap(stolen, grad._version_counter)
+            else:                       # a copy laid out like the leaf (``clone_obey_contract``)
+                copy = np.empty_like(variable._array)
+                np.copyto(copy, grad._array)
+                variable.grad = _tensor_class.Tensor._wrap(copy)
         elif grad_mode.is_grad_enabled():
             variable.grad = variable.grad + grad
         else:
@@ -347,11 +356,10 @@ def accumulate_into_grad(variable, grad_outputs, run_hooks=True):
             # As PyTorch's _call_hooks: returning the tensor itself (``p.sub_(...)``
             # returns p) counts as "unchanged"; a non-tensor fails at once.
             result = hook(variable)
-            if result is None or result is variable:
-                continue
-            if not isinstance(result, _tensor_class.Tensor):
-                raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
-            bad = True
+            if result is not None and result is not variable:
+                if not isinstance(result, _tensor_class.Tensor):
+                    raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+                bad = True
         if bad:
             raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
@@ -405,8 +413,7 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
 
     grad_fns = [gradient_edge(t)[0] for t in tensors]
     assert all(g is not None for g in grad_fns), "Expected gradient function to be set"
-    count = {}
-    buffers = {}
+    count, buffers = {}, {}
     nb_calls = [None]
 
     def make_all_hook(index):

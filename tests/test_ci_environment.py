@@ -1,0 +1,96 @@
+"""What CI installs and what a CI run requires.
+
+* In CI (``CI=true``) a test skipped for want of a module that an extra installs fails
+  (tests/conftest.py); elsewhere it skips. Each case runs pytest in a subprocess on real
+  test files, with a plugin that makes torch and scikit-learn unimportable and
+  unfindable, as on a machine without the extras: skipped at a module's import
+  (``pytest.importorskip`` at module level), inside a test (a fixture's
+  ``importorskip``), by an explicit skip naming torch, and by scikit-learn's absence.
+* The ``test`` extra pins hypothesis exactly (another version can draw other examples,
+  so CI would run other random graphs than the ones the tests were checked with) and
+  installs scikit-learn (tests/test_data.py compares the bundled digits with its copy).
+"""
+import os
+import re
+import subprocess
+import sys
+import tomllib
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+WITHOUT_EXTRAS = '''\
+import importlib.util
+import sys
+
+HIDDEN = ("torch", "torchviz", "sklearn")
+_find_spec = importlib.util.find_spec
+
+
+def find_spec(name, package=None):
+    return None if name.split(".")[0] in HIDDEN else _find_spec(name, package)
+
+
+importlib.util.find_spec = find_spec
+for name in HIDDEN:
+    sys.modules[name] = None         # import raises ImportError
+'''
+
+MODULE = ["tests/test_random_graphs.py"]
+IN_TESTS = ["tests/test_engine_rules.py", "tests/differential/test_scenarios.py", "tests/test_data.py",
+            "-k", "leaves_and_nodes_ready_together or trace_matches_torch and h04 or sklearn"]
+FAILURE = "CI=true, so this is a failure: install "
+
+
+def run_without_extras(tmp_path, ci, args):
+    (tmp_path / "without_extras.py").write_text(WITHOUT_EXTRAS)
+    env = dict(os.environ, CI=ci,
+               PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "without_extras",
+                           "-p", "no:cacheprovider", *args],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.slow
+def test_a_module_that_needs_torch_fails_in_ci(tmp_path):
+    done = run_without_extras(tmp_path, "true", MODULE)
+    assert done.returncode == pytest.ExitCode.INTERRUPTED, done.stdout     # a collection error
+    assert "ERROR collecting tests/test_random_graphs.py" in done.stdout
+    assert FAILURE + "torch with pip install -e '.[torch]'" in done.stdout
+
+
+@pytest.mark.slow
+def test_tests_that_need_an_extra_fail_in_ci(tmp_path):
+    done = run_without_extras(tmp_path, "true", IN_TESTS)
+    assert done.returncode == pytest.ExitCode.TESTS_FAILED, done.stdout
+    # the fixture's skip fails the test's setup (an error); the other two fail the test
+    assert "2 failed" in done.stdout and "1 error" in done.stdout, done.stdout
+    assert done.stdout.count(FAILURE + "torch with pip install -e '.[torch]'") == 2
+    assert done.stdout.count(FAILURE + "sklearn with pip install -e '.[test]'") == 1
+
+
+@pytest.mark.slow
+def test_a_missing_extra_skips_outside_ci(tmp_path):
+    done = run_without_extras(tmp_path, "", MODULE + IN_TESTS)
+    assert done.returncode == pytest.ExitCode.OK, done.stdout
+    assert "4 skipped" in done.stdout and FAILURE not in done.stdout, done.stdout
+
+
+def _test_extra():
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    return {re.split(r"[=<>!~\[ ;]", req, maxsplit=1)[0]: req for req in extras["test"]}     # name -> line
+
+
+def test_hypothesis_is_pinned_to_one_version():
+    requirement = _test_extra()["hypothesis"]
+    assert re.fullmatch(r"hypothesis==[\d.]+", requirement), requirement
+    if version("hypothesis") != requirement.split("==")[1]:
+        pytest.skip(f"hypothesis {version('hypothesis')} is installed, the test extra pins "
+                    f"{requirement}: the random tests may draw other examples here than in CI")
+
+
+def test_the_test_extra_installs_scikit_learn():
+    assert "scikit-learn" in _test_extra()
