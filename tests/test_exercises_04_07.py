@@ -112,6 +112,25 @@ def test_l04_first_nan_node(capsys):
     assert not ok and "not implemented yet" in msg
 
 
+def first_custom_function(loss):            # names a node without reading a gradient
+    loss.backward()
+    custom = [n.name() for n in graph_nodes(loss)
+              if not n.name()[-1].isdigit() and "AccumulateGrad" not in n.name()]
+    return custom[0] if custom else None
+
+
+def test_l04_first_nan_node_needs_a_gradient_to_name_the_culprit(capsys):
+    ok, msg = verdict(l04.check_first_nan_node, first_custom_function, capsys)
+    assert not ok and "HarmlessBackward" in msg
+
+
+def test_l04_a_prediction_given_as_a_tensor_is_told_the_type(capsys):
+    import minigrad
+    right = {"a.grad": minigrad.tensor([1.0, 1.0]), "b.grad": None, "post-hook grad_inputs": (None, None)}
+    ok, msg = verdict(l04.check_predict_prehook_none, lambda: right, capsys)
+    assert not ok and "a.grad: expected a list of floats (or None), got a tensor" in msg
+
+
 def replay_right(node, grad_outputs, input_shapes):
     with torch.no_grad():
         out = node(*grad_outputs)
