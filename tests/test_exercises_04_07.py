@@ -403,6 +403,27 @@ def half_keeps_float32_numpy():
     return (lambda t: t.detach().numpy().copy(), torch.from_numpy)
 
 
+def half_unpacks_float16():
+    return (lambda t: t.detach().numpy().astype(np.float16), torch.from_numpy)
+
+
+def test_l06_half_precision_unpack_must_give_back_float32(capsys):
+    ok, msg = verdict(l06.check_half_precision_hooks, half_unpacks_float16, capsys)
+    assert not ok and "unpack gave back a minigrad.float16 tensor" in msg
+    assert "astype" not in msg
+
+
+def test_l06_half_precision_messages_leave_the_answer_to_the_learner(capsys):
+    for answer in (half_identity, half_unpack_numpy):
+        ok, msg = verdict(l06.check_half_precision_hooks, answer, capsys)
+        assert not ok and "astype" not in msg and "from_numpy" not in msg
+
+
+def test_l06_checkpoint_must_recompute_from_detached_inputs(capsys):
+    ok, msg = verdict(l06.check_checkpoint, make_checkpoint(detach=False), capsys)
+    assert not ok and "recomputed on the forward's own input tensors" in msg
+
+
 def test_l06_half_precision_hooks(capsys):
     assert verdict(l06.check_half_precision_hooks, half_right, capsys)[0]
     ok, msg = verdict(l06.check_half_precision_hooks, half_identity, capsys)
@@ -417,7 +438,8 @@ def test_l06_half_precision_hooks(capsys):
     assert not ok and "not implemented yet" in msg
 
 
-def make_checkpoint(rng=True, restore=True, grad_mode=True, requires_grad=True, cache=True):
+def make_checkpoint(rng=True, restore=True, grad_mode=True, requires_grad=True, cache=True,
+                    detach=True):
     """A from-scratch checkpoint; each flag off is one plausible mistake."""
     def checkpoint(fn, *args):
         forward_state = torch.get_rng_state()
@@ -434,7 +456,7 @@ def make_checkpoint(rng=True, restore=True, grad_mode=True, requires_grad=True, 
                 if rng:
                     torch.set_rng_state(forward_state)
                 inputs = [a.detach().requires_grad_(a.requires_grad and requires_grad)
-                          for a in args]
+                          for a in args] if detach else list(args)
                 with saved_tensors_hooks(lambda t: rebuilt.append(t) or len(rebuilt) - 1,
                                          lambda j: rebuilt[j]):
                     with torch.enable_grad() if grad_mode else torch.no_grad():
