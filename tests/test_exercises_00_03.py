@@ -80,7 +80,8 @@ def test_walkers_found_by_a_freshly_imported_check(capsys):
 
 
 def test_find_leaves(capsys):
-    right = lambda t: [n.variable for n in _reachable(t) if hasattr(n, "variable")]
+    def right(t):
+        return [n.variable for n in _reachable(t) if hasattr(n, "variable")]
     assert verdict(lesson00.check_find_leaves, right, capsys)
     r = verdict(lesson00.check_find_leaves,
                 lambda t: [n.variable.detach().clone() for n in _reachable(t) if hasattr(n, "variable")],

@@ -17,7 +17,7 @@ def verdict(check, fn, capsys):
 
 
 # --- lesson 04 ---------------------------------------------------------------------------
-from minigrad.exercises import lesson04 as l04
+from minigrad.exercises import lesson04 as l04  # noqa: E402  (each lesson's section imports its own)
 
 
 def test_l04_predict_prehook_none(capsys):
@@ -209,8 +209,8 @@ def test_l04_replay(capsys):
 
 
 # --- lesson 05 ---------------------------------------------------------------------------
-from minigrad.autograd.graph import register_multi_grad_hook
-from minigrad.exercises import lesson05 as l05
+from minigrad.autograd.graph import register_multi_grad_hook  # noqa: E402  (each lesson's section imports its own)
+from minigrad.exercises import lesson05 as l05  # noqa: E402  (each lesson's section imports its own)
 
 
 def test_l05_predict_counts(capsys):
@@ -356,8 +356,8 @@ def test_l05_my_all_hook_rejects_the_real_one(capsys):
 
 
 # --- lesson 06 ---------------------------------------------------------------------------
-from minigrad.autograd.graph import saved_tensors_hooks
-from minigrad.exercises import lesson06 as l06
+from minigrad.autograd.graph import saved_tensors_hooks  # noqa: E402  (each lesson's section imports its own)
+from minigrad.exercises import lesson06 as l06  # noqa: E402  (each lesson's section imports its own)
 
 
 PREDICTED = (["outer", "inner", "inner", "outer"], ["outer", "inner", "inner", "outer"])
@@ -560,8 +560,8 @@ def test_l06_checkpoint_rejects_ready_made_ones(capsys):
 
 
 # --- lesson 07 ---------------------------------------------------------------------------
-from minigrad.autograd import Variable
-from minigrad.exercises import lesson07 as l07
+from minigrad.autograd import Variable  # noqa: E402  (each lesson's section imports its own)
+from minigrad.exercises import lesson07 as l07  # noqa: E402  (each lesson's section imports its own)
 
 queue_callback = Variable._execution_engine.queue_callback
 

@@ -72,7 +72,8 @@ def test_three_levels_each_with_hint_and_sketch(path):
     for (cell, heading), level in zip(headings, levels):
         hint = cell.find("<summary>Hint</summary>")
         sketch = cell.find("<summary>Solution sketch</summary>")
-        assert 0 <= hint < sketch, f"{path.name}: {heading!r} needs a Hint, then a Solution sketch, in <details>"
+        assert 0 <= hint < sketch, \
+            f"{path.name}: {heading!r} needs a Hint, then a Solution sketch, in <details>"
         if level != "warm-up":       # a code sketch of a core or stretch answer is the answer
             body = cell[sketch:cell.find("</details>", sketch)]
             assert "```" not in body, f"{path.name}: {heading!r} has a code sketch; say it in words"
@@ -97,9 +98,10 @@ def _solutions(path):
 
 def solution_on_page(solution_lines, page_lines):
     """Whether half the telling lines of a solution can be read on the page."""
-    telling = [_norm(l) for l in solution_lines if len(_norm(l)) >= MIN_LINE and not _norm(l).startswith("#")]
-    shown = {_norm(l) for l in page_lines}
-    return bool(telling) and sum(l in shown for l in telling) / len(telling) >= ON_PAGE
+    telling = [_norm(line) for line in solution_lines
+               if len(_norm(line)) >= MIN_LINE and not _norm(line).startswith("#")]
+    shown = {_norm(line) for line in page_lines}
+    return bool(telling) and sum(line in shown for line in telling) / len(telling) >= ON_PAGE
 
 
 def test_solution_on_page_detects_a_copy():
@@ -126,7 +128,7 @@ def test_every_instructor_solution_passes_its_own_check(path):
     """The committed run of each solution cell printed ✅: a solution that fails its check
     (a stale solution after the check was tightened) would teach the wrong thing."""
     cells = [c for c in _cells(path)
-             if c["cell_type"] == "code" and any(BEGIN.match(l) for l in _source(c).splitlines())]
+             if c["cell_type"] == "code" and any(BEGIN.match(line) for line in _source(c).splitlines())]
     assert len(cells) == 3
     for cell in cells:
         printed = "".join("".join(o.get("text", "")) for o in cell["outputs"])

@@ -209,7 +209,8 @@ def _held_bytes(root, weights):
 def _ready_made(checkpoint):
     """What an answer may not call, with what to tell: minigrad's checkpoint (either
     variant) and a ``checkpoint`` function in the learner's namespace (section 5's helper)."""
-    module, minigrads = _checkpoint_module, "minigrad.utils.checkpoint.checkpoint, which does all the work for you"
+    module = _checkpoint_module
+    minigrads = "minigrad.utils.checkpoint.checkpoint, which does all the work for you"
     ready_made = {module._Frame.__init__: minigrads, module.CheckpointFunction.forward: minigrads}
     namespace = getattr(checkpoint, "__globals__", None)
     helper = namespace.get("checkpoint") if isinstance(namespace, dict) else None

@@ -837,8 +837,8 @@ def claims_on_engine(run_backward, claims=None):
     ``backward()`` with ``run_backward`` plugged in, and return one row per claim:
     ``(name, committed verdict, whether its check still holds, why not)``. A claim whose
     scenario never reached ``run_backward`` (``autograd.grad`` only, or no backward) is
-    left out."""
-    rows = []
+    left out. The random generator is left as it was."""
+    rows, state = [], torch.get_rng_state()
     for name, claim in spec_claims() if claims is None else claims:
         calls = []
 
@@ -861,4 +861,5 @@ def claims_on_engine(run_backward, claims=None):
                 problem = f"raised {type(exc).__name__}: {exc}"
         if calls:
             rows.append((name, claim.VERDICT, problem is None, problem))
+    torch.set_rng_state(state)           # the scenarios seed it: leave the learner's as it was
     return rows
