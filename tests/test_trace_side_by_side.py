@@ -1,10 +1,11 @@
-"""minigrad.trace.same_pass_in_torch: the lessons' optional "same pass in real PyTorch" cell."""
+"""minigrad.trace.side_by_side.same_pass_in_torch: the lessons' optional "same pass in real PyTorch" cell."""
 import importlib.util
 
 import matplotlib
 import pytest
 
-from minigrad.trace import comparable, same_pass_in_torch
+from minigrad.trace import comparable
+from minigrad.trace.side_by_side import same_pass_in_torch
 
 matplotlib.use("Agg")
 

@@ -26,9 +26,8 @@ import numpy as np
 
 from ..autograd._names import hook_name as _hook_name, node_name as _node_name
 from ..autograd.engine import EVENT_KINDS as _EVENT_KINDS
-from .side_by_side import same_pass_in_torch
 
-__all__ = ["torch_events", "comparable", "COMPARED_KINDS", "same_pass_in_torch"]
+__all__ = ["torch_events", "comparable", "COMPARED_KINDS"]
 
 _TORCH_MISSING = ("minigrad.trace records real PyTorch, which is not installed: "
                  "pip install torch==2.13.0 (or the project's extra: pip install -e \".[torch]\")")

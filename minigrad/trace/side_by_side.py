@@ -1,6 +1,7 @@
 """One backward pass on minigrad and on real PyTorch, compared and drawn side by side.
 
-The lessons end with an optional cell that runs one of their passes under both engines:
+The lessons end with an optional cell (``from minigrad.trace.side_by_side import
+same_pass_in_torch``) that runs one of their passes under both engines:
 :func:`same_pass_in_torch` records it with ``record_events`` (minigrad) and
 :func:`minigrad.trace.torch_events` (torch), checks that the two event streams agree
 (:func:`minigrad.trace.comparable`), prints one line and draws both hook timelines.
@@ -9,6 +10,8 @@ runs everywhere (on Binder too). No PyTorch counterpart: a teaching aid.
 """
 import importlib.util
 
+from . import COMPARED_KINDS as _COMPARED_KINDS, comparable as _comparable, torch_events as _torch_events
+
 __all__ = ["same_pass_in_torch"]
 
 _NO_TORCH = 'Real PyTorch is not installed here: pip install -e ".[torch]" to compare with it.'
@@ -16,11 +19,10 @@ _NO_TORCH = 'Real PyTorch is not installed here: pip install -e ".[torch]" to co
 
 def _record(build, lib, recorder):
     """The events of ``build(lib)``'s backward pass, those both engines can show."""
-    from . import COMPARED_KINDS
     loss, labels = build(lib)
     with recorder() as events:
         loss.backward()
-    return [e for e in events if e.kind in COMPARED_KINDS], labels
+    return [e for e in events if e.kind in _COMPARED_KINDS], labels
 
 
 def same_pass_in_torch(build, remark="", figsize=(12, 2.4), stacked=False):
@@ -40,10 +42,9 @@ def same_pass_in_torch(build, remark="", figsize=(12, 2.4), stacked=False):
     from minigrad.autograd.engine import record_events
     from minigrad.viz import hook_timeline
 
-    from . import comparable, torch_events
     ours, our_labels = _record(build, minigrad, record_events)
-    theirs, their_labels = _record(build, real_torch, torch_events)
-    assert comparable(ours) == comparable(theirs), "torch ran this pass differently"
+    theirs, their_labels = _record(build, real_torch, _torch_events)
+    assert _comparable(ours) == _comparable(theirs), "torch ran this pass differently"
     print(f"torch {real_torch.__version__.split('+')[0]} and minigrad: the same {len(theirs)} events{remark}")
     fig, axes = plt.subplots(2, 1, figsize=figsize) if stacked else plt.subplots(1, 2, figsize=figsize)
     for ax, events, labels, title in ((axes[0], ours, our_labels, "minigrad"),
