@@ -80,7 +80,8 @@ def test_walkers_found_by_a_freshly_imported_check(capsys):
 
 
 def test_find_leaves(capsys):
-    right = lambda t: [n.variable for n in _reachable(t) if hasattr(n, "variable")]
+    def right(t):
+        return [n.variable for n in _reachable(t) if hasattr(n, "variable")]
     assert verdict(lesson00.check_find_leaves, right, capsys)
     r = verdict(lesson00.check_find_leaves,
                 lambda t: [n.variable.detach().clone() for n in _reachable(t) if hasattr(n, "variable")],
@@ -204,12 +205,12 @@ def deps(root):
     return d
 
 
-def engine_order(loss):
+def engine_order(loss, pick=max):
     d, ready, out = deps(loss.grad_fn), [loss.grad_fn], []
     while ready:
-        n = max(ready, key=lambda n: n._sequence_nr())
+        n = pick(ready, key=lambda n: n._sequence_nr())
         ready.remove(n)
-        out.append(n.name())
+        out.append(n)
         for c, _ in n.next_functions:
             if c is not None:
                 d[c] -= 1
@@ -273,8 +274,8 @@ def test_topo_order(capsys):
 
 def test_engine_order(capsys):
     assert verdict(lesson01.check_engine_order, engine_order, capsys)
-    r = verdict(lesson01.check_engine_order, lambda loss: [n.name() for n in topo(loss.grad_fn)], capsys)
-    assert not r and "entry 2 is 'SinBackward0', expected 'ExpBackward0'" in r.message
+    r = verdict(lesson01.check_engine_order, lambda loss: topo(loss.grad_fn), capsys)
+    assert not r and "entry 2 is 'AccumulateGrad(w)', expected 'AccumulateGrad(x)'" in r.message
     assert "highest _sequence_nr()" in r.message
     # the bypass a trial learner used: run the real engine under record_events
     from minigrad.autograd.engine import record_events
@@ -296,6 +297,45 @@ def test_engine_order(capsys):
     assert not r and r.status == "error" and "[n.name() for n in loss]" in r.message
     r = verdict(lesson01.check_engine_order, stub, capsys)
     assert not r and "not implemented yet" in r.message
+
+
+def test_engine_order_tests_the_tie_rule_and_wants_nodes(capsys):
+    def last_of_equals(ready, key):             # ties last in, first out
+        return max(reversed(ready), key=key)
+    r = verdict(lesson01.check_engine_order, lambda loss: engine_order(loss, last_of_equals), capsys)
+    assert not r and "expected 'AccumulateGrad(x)'" in r.message and "became ready first" in r.message
+    r = verdict(lesson01.check_engine_order, lambda loss: [n.name() for n in engine_order(loss)], capsys)
+    assert not r and "return the nodes themselves" in r.message
+
+
+def test_engine_order_may_not_borrow_the_engines_count_or_queue(capsys):
+    from minigrad.autograd import engine as eng
+
+    def with_engine_counts(loss):
+        task = eng.GraphTask(keep_graph=True, create_graph=False)
+        eng._compute_dependencies(task, loss.grad_fn)
+        return engine_order(loss)
+
+    def with_ready_queue(loss):
+        d, queue, out = deps(loss.grad_fn), eng.ReadyQueue(), []
+        queue.push(loss.grad_fn, [])
+        while queue:
+            n, _ = queue.pop()
+            out.append(n)
+            for c, _ in n.next_functions:
+                if c is not None:
+                    d[c] -= 1
+                    if d[c] == 0:
+                        queue.push(c, [])
+        return out
+    for answer, part in ((with_engine_counts, "_compute_dependencies"), (with_ready_queue, "ReadyQueue")):
+        r = verdict(lesson01.check_engine_order, answer, capsys)
+        assert not r and part in r.message and "a list of your own" in r.message
+
+
+def test_topo_order_of_names_is_told_to_return_nodes(capsys):
+    r = verdict(lesson01.check_topo_order, lambda root: [n.name() for n in kahn(root)], capsys)
+    assert not r and "return the nodes themselves" in r.message and "is missing" not in r.message
 
 
 RIGHT_ORDER = ["SumBackward0", "MulBackward0", "SinBackward0", "AccumulateGrad(w)",

@@ -17,7 +17,7 @@ def verdict(check, fn, capsys):
 
 
 # --- lesson 04 ---------------------------------------------------------------------------
-from minigrad.exercises import lesson04 as l04
+from minigrad.exercises import lesson04 as l04  # noqa: E402  (each lesson's section imports its own)
 
 
 def test_l04_predict_prehook_none(capsys):
@@ -112,6 +112,25 @@ def test_l04_first_nan_node(capsys):
     assert not ok and "not implemented yet" in msg
 
 
+def first_custom_function(loss):            # names a node without reading a gradient
+    loss.backward()
+    custom = [n.name() for n in graph_nodes(loss)
+              if not n.name()[-1].isdigit() and "AccumulateGrad" not in n.name()]
+    return custom[0] if custom else None
+
+
+def test_l04_first_nan_node_needs_a_gradient_to_name_the_culprit(capsys):
+    ok, msg = verdict(l04.check_first_nan_node, first_custom_function, capsys)
+    assert not ok and "HarmlessBackward" in msg
+
+
+def test_l04_a_prediction_given_as_a_tensor_is_told_the_type(capsys):
+    import minigrad
+    right = {"a.grad": minigrad.tensor([1.0, 1.0]), "b.grad": None, "post-hook grad_inputs": (None, None)}
+    ok, msg = verdict(l04.check_predict_prehook_none, lambda: right, capsys)
+    assert not ok and "a.grad: expected a list of floats (or None), got a tensor" in msg
+
+
 def replay_right(node, grad_outputs, input_shapes):
     with torch.no_grad():
         out = node(*grad_outputs)
@@ -190,8 +209,8 @@ def test_l04_replay(capsys):
 
 
 # --- lesson 05 ---------------------------------------------------------------------------
-from minigrad.autograd.graph import register_multi_grad_hook
-from minigrad.exercises import lesson05 as l05
+from minigrad.autograd.graph import register_multi_grad_hook  # noqa: E402  (each lesson's section imports its own)
+from minigrad.exercises import lesson05 as l05  # noqa: E402  (each lesson's section imports its own)
 
 
 def test_l05_predict_counts(capsys):
@@ -337,8 +356,8 @@ def test_l05_my_all_hook_rejects_the_real_one(capsys):
 
 
 # --- lesson 06 ---------------------------------------------------------------------------
-from minigrad.autograd.graph import saved_tensors_hooks
-from minigrad.exercises import lesson06 as l06
+from minigrad.autograd.graph import saved_tensors_hooks  # noqa: E402  (each lesson's section imports its own)
+from minigrad.exercises import lesson06 as l06  # noqa: E402  (each lesson's section imports its own)
 
 
 PREDICTED = (["outer", "inner", "inner", "outer"], ["outer", "inner", "inner", "outer"])
@@ -384,6 +403,27 @@ def half_keeps_float32_numpy():
     return (lambda t: t.detach().numpy().copy(), torch.from_numpy)
 
 
+def half_unpacks_float16():
+    return (lambda t: t.detach().numpy().astype(np.float16), torch.from_numpy)
+
+
+def test_l06_half_precision_unpack_must_give_back_float32(capsys):
+    ok, msg = verdict(l06.check_half_precision_hooks, half_unpacks_float16, capsys)
+    assert not ok and "unpack gave back a minigrad.float16 tensor" in msg
+    assert "astype" not in msg
+
+
+def test_l06_half_precision_messages_leave_the_answer_to_the_learner(capsys):
+    for answer in (half_identity, half_unpack_numpy):
+        ok, msg = verdict(l06.check_half_precision_hooks, answer, capsys)
+        assert not ok and "astype" not in msg and "from_numpy" not in msg
+
+
+def test_l06_checkpoint_must_recompute_from_detached_inputs(capsys):
+    ok, msg = verdict(l06.check_checkpoint, make_checkpoint(detach=False), capsys)
+    assert not ok and "recomputed on the forward's own input tensors" in msg
+
+
 def test_l06_half_precision_hooks(capsys):
     assert verdict(l06.check_half_precision_hooks, half_right, capsys)[0]
     ok, msg = verdict(l06.check_half_precision_hooks, half_identity, capsys)
@@ -398,7 +438,8 @@ def test_l06_half_precision_hooks(capsys):
     assert not ok and "not implemented yet" in msg
 
 
-def make_checkpoint(rng=True, restore=True, grad_mode=True, requires_grad=True, cache=True):
+def make_checkpoint(rng=True, restore=True, grad_mode=True, requires_grad=True, cache=True,
+                    detach=True):
     """A from-scratch checkpoint; each flag off is one plausible mistake."""
     def checkpoint(fn, *args):
         forward_state = torch.get_rng_state()
@@ -415,7 +456,7 @@ def make_checkpoint(rng=True, restore=True, grad_mode=True, requires_grad=True, 
                 if rng:
                     torch.set_rng_state(forward_state)
                 inputs = [a.detach().requires_grad_(a.requires_grad and requires_grad)
-                          for a in args]
+                          for a in args] if detach else list(args)
                 with saved_tensors_hooks(lambda t: rebuilt.append(t) or len(rebuilt) - 1,
                                          lambda j: rebuilt[j]):
                     with torch.enable_grad() if grad_mode else torch.no_grad():
@@ -519,8 +560,8 @@ def test_l06_checkpoint_rejects_ready_made_ones(capsys):
 
 
 # --- lesson 07 ---------------------------------------------------------------------------
-from minigrad.autograd import Variable
-from minigrad.exercises import lesson07 as l07
+from minigrad.autograd import Variable  # noqa: E402  (each lesson's section imports its own)
+from minigrad.exercises import lesson07 as l07  # noqa: E402  (each lesson's section imports its own)
 
 queue_callback = Variable._execution_engine.queue_callback
 

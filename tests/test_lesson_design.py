@@ -1,10 +1,11 @@
 """The course's shape, checked on the committed notebooks (no kernel needed):
 
-* every lesson opens with ``# NN · Title`` and "What you will be able to do", has a
+* every lesson opens with ``# NN · Title``, its expected time and level, and "What you
+  will be able to do", has a
   ``## Summary`` and ends with a **Next:** link;
 * every lesson has a warm-up, a core and a stretch exercise, and each exercise's heading
   names the level the registry gives it and offers a hint and a solution sketch in
-  collapsible ``<details>`` blocks;
+  collapsible ``<details>`` blocks; only a warm-up's sketch may be code;
 * at most one exercise in five has its solution on the page: the lines of an instructor
   solution must not be readable in the student version of the notebook (which has every
   solution region replaced by a stub);
@@ -52,6 +53,8 @@ def test_lesson_opens_summarises_and_links_on(path):
     markdown = _markdown(path)
     title = markdown[0].splitlines()[0]
     assert re.match(rf"# {number} · \S", title), f"{path.name}: title {title!r} is not '# {number} · Title'"
+    assert re.search(r"^\*\*Time:\*\* about \d+ minutes.* · \*\*Level:\*\* (beginner|intermediate|advanced)",
+                     markdown[0], re.M), f"{path.name}: the first cell does not give the time and level"
     assert "**What you will be able to do after this lesson**" in markdown[0], \
         f"{path.name}: the first cell does not say what the learner will be able to do"
     assert any(line == "## Summary" for m in markdown for line in m.splitlines()), \
@@ -71,11 +74,14 @@ def test_three_levels_each_with_hint_and_sketch(path):
     headings = [(m, line) for m in markdown for line in m.splitlines() if line.startswith("### Exercise")]
     assert [re.search(r"\((warm-up|core|stretch)\)", h).group(1) for _, h in headings] == levels, \
         f"{path.name}: exercise headings {[h for _, h in headings]} do not name the levels {levels}"
-    for cell, heading in headings:
+    for (cell, heading), level in zip(headings, levels):
         hint = cell.find("<summary>Hint</summary>")
         sketch = cell.find("<summary>Solution sketch</summary>")
         assert 0 <= hint < sketch, \
             f"{path.name}: {heading!r} needs a Hint, then a Solution sketch, in <details>"
+        if level != "warm-up":       # a code sketch of a core or stretch answer is the answer
+            body = cell[sketch:cell.find("</details>", sketch)]
+            assert "```" not in body, f"{path.name}: {heading!r} has a code sketch; say it in words"
 
 
 def _solutions(path):

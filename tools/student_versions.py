@@ -30,6 +30,11 @@ them works with ``nbgrader generate_assignment`` / ``autograde`` / ``generate_fe
   it and raises, under nbgrader's autograde, unless the exercise passes its check;
 * every other cell is an nbgrader read-only ("locked") cell.
 
+A student version shows no answer in a stored output either. A code cell loses its outputs
+and execution count when it is tagged ``reveal`` (the demo that runs a scenario the
+learner was asked to predict: tag it in the instructor notebook) or when it uses a name an
+exercise defines (its output came from the instructor's solution).
+
 Every solution cell must define exactly one exercise of the registry and every exercise
 of the registry must have its cell, else the tool reports the mismatch.
 
@@ -57,6 +62,7 @@ from minigrad.exercises.registry import lesson_exercises  # noqa: E402
 BEGIN = re.compile(r"^(?P<indent>[ \t]*)#+\s*BEGIN SOLUTION\s*$")
 END = re.compile(r"^[ \t]*#+\s*END SOLUTION\s*$")
 STUB = 'raise NotImplementedError("your code here")'
+REVEAL = "reveal"      # cell tag: the cell's output gives away a prediction's answer
 
 
 class MarkerError(ValueError):
@@ -110,14 +116,34 @@ def _nbgrader(grade_id: str, *, solution=False, grade=False, points=None) -> dic
     return meta
 
 
+def _parse(source: str) -> ast.Module:
+    """A cell's syntax tree; an empty one for a cell that is not plain Python (magics)."""
+    try:
+        return ast.parse(source)
+    except SyntaxError:
+        return ast.Module(body=[], type_ignores=[])
+
+
+def _used_names(source: str) -> set[str]:
+    """Names a cell reads (anywhere in it)."""
+    return {node.id for node in ast.walk(_parse(source)) if isinstance(node, ast.Name)}
+
+
+def _shows_an_answer(cell: dict, source: str, exercise_names: set[str]) -> bool:
+    """Whether a cell's stored output gives away an answer (see the module docstring)."""
+    return (REVEAL in cell.get("metadata", {}).get("tags", [])
+            or bool(_used_names(source) & exercise_names))
+
+
+def _clear_outputs(cell: dict) -> None:
+    cell["outputs"] = []
+    cell["execution_count"] = None
+
+
 def _defined_names(source: str) -> set[str]:
     """Names a cell defines at top level (functions, classes, assignments)."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return set()
     names = set()
-    for node in tree.body:
+    for node in _parse(source).body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
@@ -158,6 +184,7 @@ def student_notebook(nb: dict, exercises=None) -> dict:
         lesson = lesson_of(nb)
         exercises = lesson_exercises(lesson) if lesson is not None else ()
     student = copy.deepcopy(nb)
+    exercise_names = {name for exercise in exercises for name in exercise.objects}
     cells, matched = [], {}
     for index, cell in enumerate(student.get("cells", [])):
         cell_id = cell.get("id") or f"index-{index}"
@@ -170,11 +197,12 @@ def student_notebook(nb: dict, exercises=None) -> dict:
             except MarkerError as exc:
                 raise MarkerError(f"cell {index}: {exc}") from None
         if not changed:
+            if cell.get("cell_type") == "code" and _shows_an_answer(cell, source, exercise_names):
+                _clear_outputs(cell)
             cell.setdefault("metadata", {})["nbgrader"] = _nbgrader(f"cell-{cell_id}")
             continue
         cell["source"] = _as_lines(new)
-        cell["outputs"] = []
-        cell["execution_count"] = None
+        _clear_outputs(cell)
         names = _defined_names(source)
         mine = [e for e in exercises if set(e.objects) & names]
         if exercises and len(mine) != 1:

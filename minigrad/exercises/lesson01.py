@@ -11,34 +11,37 @@ Checks print one verdict and never raise.
 import sys
 
 import minigrad as torch
+from minigrad.autograd import engine as _engine
 from minigrad.autograd.engine import record_events as _record_events
 
 from . import (Result as _Result, compare_sequences as _compare_sequences,
                reachable_nodes as _reachable_nodes, run_check as _run_check,
-               shortcut_taken as _shortcut_taken)
+               shortcut_taken as _shortcut_taken, watch_calls as _watch_calls)
 
 __all__ = ["check_predict_engine_order", "check_topo_order", "check_engine_order"]
 
 
 def _graphs():
-    """(description, output tensor) pairs, including a diamond and a reused tensor."""
-    def build():
-        x = torch.tensor([1.0, 2.0], requires_grad=True)
-        w = torch.tensor([3.0, 4.0], requires_grad=True)
-        y = x * w
-        b = w.sin()                    # created first: a smaller sequence number
-        a = x.exp()
-        return [
-            ("(x * w).sum()", (x * w).sum()),
-            ("diamond: (y.sin() + y.cos()).sum()", (y.sin() + y.cos()).sum()),
-            ("(x * x).sum()  (x used twice)", (x * x).sum()),
-            ("chain: x.exp().sin().tanh().sum()", x.exp().sin().tanh().sum()),
-            ("((x * w).relu() * x + w).sum()", ((x * w).relu() * x + w).sum()),
-            ("b = w.sin(); a = x.exp(); (a * b).sum()", (a * b).sum()),
-            ("(y + y + y).sum()  (y used three times)", (y + y + y).sum()),
-            ("a = x.exp(); (a + a.sin().cos()).sum()", (a + a.sin().cos()).sum()),
-        ]
-    return build()
+    """(description, output tensor, {leaf: label}) triples, including a diamond, a reused
+    tensor and leaves that become ready together (their AccumulateGrad nodes tie)."""
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    w = torch.tensor([3.0, 4.0], requires_grad=True)
+    v = torch.tensor([5.0, 6.0], requires_grad=True)
+    labels = {x: "x", w: "w", v: "v"}
+    y = x * w
+    b = w.sin()                    # created first: a smaller sequence number
+    a = x.exp()
+    return [(text, out, labels) for text, out in [
+        ("(x * w).sum()", (x * w).sum()),
+        ("diamond: (y.sin() + y.cos()).sum()", (y.sin() + y.cos()).sum()),
+        ("(x * x).sum()  (x used twice)", (x * x).sum()),
+        ("chain: x.exp().sin().tanh().sum()", x.exp().sin().tanh().sum()),
+        ("((x * w).relu() * x + w).sum()", ((x * w).relu() * x + w).sum()),
+        ("b = w.sin(); a = x.exp(); (a * b).sum()", (a * b).sum()),
+        ("(y + y + y).sum()  (y used three times)", (y + y + y).sum()),
+        ("a = x.exp(); (a + a.sin().cos()).sum()", (a + a.sin().cos()).sum()),
+        ("torch.stack([w, v, x]).sum()  (three leaves ready at once)", torch.stack([w, v, x]).sum()),
+    ]]
 
 
 def _index_of(seq, node):
@@ -78,11 +81,14 @@ def check_topo_order(topo_order):
             return ran
 
     def _body():
-        for text, out in _graphs():
+        for text, out, _ in _graphs():
             root = out.grad_fn
             got = list(_call_without_engine(topo_order, root))
             if sys.getrecursionlimit() != limit:
                 return raised_limit
+            if any(isinstance(node, str) for node in got):
+                return _Result(False, f"on {text}: your order holds names ({got[0]!r}, ...): return the "
+                                     "nodes themselves (node, not node.name()).")
             nodes = _reachable_nodes(root)
             for node in nodes:
                 if _index_of(got, node) < 0:
@@ -126,28 +132,42 @@ def check_topo_order(topo_order):
     finally:
         sys.setrecursionlimit(limit)
 def check_engine_order(engine_order):
-    """``engine_order(loss)`` returns the names of the nodes in the order the engine
-    runs them (dependency counts + a ready queue ordered by sequence number), computed
-    without running the engine. It is compared with minigrad's real engine."""
+    """``engine_order(loss)`` returns the nodes in the order the engine runs them
+    (dependency counts + a ready queue ordered by sequence number), computed without
+    running the engine or borrowing its dependency count or ready queue. It is compared
+    with minigrad's real engine, leaves told apart by their labels, so that ties between
+    ready leaves are checked too."""
     ran = _Result(False, "engine_order ran minigrad's engine (a backward pass, record_events or "
                         "the stepper) and read its order: that is the engine's answer, not yours. "
                         "Simulate it: dependency counts, a list of ready nodes, highest "
                         "_sequence_nr() first.")
+    engine_parts = (_engine._compute_dependencies, _engine.ReadyQueue.push, _engine.ReadyQueue.pop)
 
     def body():
-        for text, out in _graphs():
+        for text, out, labels in _graphs():
             with _record_events() as events:
                 out.backward(retain_graph=True)
-            want = [e.node.name() for e in events if e.kind == "node_start"]
+            want = [_label(e.node, labels) for e in events if e.kind == "node_start"]
             try:
-                got = list(_call_without_engine(engine_order, out))
+                with _watch_calls(engine_parts) as borrowed:
+                    got = list(_call_without_engine(engine_order, out))
             except _RanTheEngine:
                 return ran
+            if borrowed:
+                return _Result(False, f"engine_order called minigrad's {', '.join(borrowed)}: that is "
+                                     "the engine's own count or queue. Count the dependencies and "
+                                     "keep the ready nodes in a list of your own.")
+            if any(isinstance(node, str) for node in got):
+                return _Result(False, f"on {text}: engine_order returned names ({got[0]!r}, ...): return "
+                                     "the nodes themselves, so that two leaves' AccumulateGrad nodes "
+                                     "(which share a name) can be told apart.")
+            got = [_label(node, labels) for node in got]
             result = _compare_sequences(f"the order on {text}", got, want)
             if not result:
                 if sorted(got) == sorted(want):
-                    result.message += (" Same nodes, different order: pop the ready node with "
-                                       "the highest _sequence_nr() first.")
+                    result.message += (" Same nodes, different order: pop the ready node with the "
+                                       "highest _sequence_nr() first; among ready leaves (which tie), "
+                                       "the one that became ready first.")
                 elif len(got) > len(want):
                     result.message += (" A node runs once, when all its gradients have arrived: "
                                        "make it ready only when its count reaches zero.")
@@ -168,8 +188,8 @@ def _section3_graph():
 
 def _label(node, labels):
     if hasattr(node, "variable"):
-        return f"AccumulateGrad({labels[node.variable]})"
-    return node.name()
+        return f"AccumulateGrad({labels.get(node.variable, '?')})"
+    return getattr(node, "name", lambda: repr(node))()
 
 
 def _explain(out, labels, want, got, i):

@@ -141,19 +141,24 @@ def check_half_precision_hooks(half_precision_hooks):
         pack, unpack = pair
         expected = _reference_grads()
         weights = _weights()
-        packed = []
+        packed, unpacked = [], []
 
         def spy(t):
             p = pack(t)
             packed.append((t._array.nbytes, p))
             return p
-        with _saved_tensors_hooks(spy, unpack):
+
+        def unspy(p):
+            t = unpack(p)
+            unpacked.append(t)
+            return t
+        with _saved_tensors_hooks(spy, unspy):
             loss = _mlp(_input(), weights)
         for full, p in packed:
             if isinstance(p, _Tensor) and p.element_size() == 4:
                 return _Result(False, "pack returned a float32 tensor: it still holds "
-                                     f"{full} bytes. Keep a float16 numpy array instead "
-                                     "(numpy's astype makes the copy).")
+                                     f"{full} bytes. What pack returns is what stays in memory "
+                                     "until backward: keep the values at half the precision.")
             if _nbytes(p) * 2 != full:
                 return _Result(False, f"a tensor of {full} bytes was packed into {_nbytes(p)} "
                                      f"bytes, expected {full // 2} (float16).")
@@ -161,15 +166,19 @@ def check_half_precision_hooks(half_precision_hooks):
             loss.backward()
         except TypeError as exc:
             if "unpack_hook" in str(exc):
-                return _Result(False, "unpack must return a Tensor (torch.from_numpy(...) of a "
-                                     f"float32 array): {exc}")
+                return _Result(False, f"unpack must return a Tensor: {exc}")
             raise
+        half = [t for t in unpacked if isinstance(t, _Tensor) and t.element_size() != 4]
+        if half:
+            return _Result(False, f"unpack gave back a {half[0].dtype} tensor: backward must see the "
+                                 "tensor the forward saved, a float32 one. Only what is kept in "
+                                 "between may be smaller.")
         for i, (w, e) in enumerate(zip(weights, expected)):
             r = _compare_values(f"the gradient of weight {i}", w.grad, e, atol=1e-2, rtol=1e-2)
             if not r:
                 return r
             if w.grad.element_size() != 4:
-                return _Result(False, "unpack must give back float32 (astype(np.float32)).")
+                return _Result(False, "unpack must give back float32 tensors.")
         return _Result(True, "half the bytes between forward and backward, and gradients within "
                             "float16 precision.")
     return _run_check("half_precision_hooks", body)
@@ -200,7 +209,8 @@ def _held_bytes(root, weights):
 def _ready_made(checkpoint):
     """What an answer may not call, with what to tell: minigrad's checkpoint (either
     variant) and a ``checkpoint`` function in the learner's namespace (section 5's helper)."""
-    module, minigrads = _checkpoint_module, "minigrad.utils.checkpoint.checkpoint, which does all the work for you"
+    module = _checkpoint_module
+    minigrads = "minigrad.utils.checkpoint.checkpoint, which does all the work for you"
     ready_made = {module._Frame.__init__: minigrads, module.CheckpointFunction.forward: minigrads}
     namespace = getattr(checkpoint, "__globals__", None)
     helper = namespace.get("checkpoint") if isinstance(namespace, dict) else None
@@ -231,10 +241,11 @@ class _Scenario:
     def run(self, checkpoint=None):
         weights = _ckpt_weights(self.n_weights)
         inputs = self.inputs()
-        calls = self.calls = []
+        calls, reused = self.calls, self.reused = [], []
 
         def fn(*args):
             calls.append(grad_mode.is_grad_enabled())
+            reused.append(any(a is t for a in args for t in inputs))
             return self.block(weights, *args)
 
         _manual_seed(7)
@@ -250,7 +261,8 @@ class _Scenario:
             loss.backward()
         after = _rand(3) if self.rng else None
         leaves = weights + [t for t in inputs if t.requires_grad]
-        return types.SimpleNamespace(out=out, held=held, calls=calls, after_forward=after_forward,
+        return types.SimpleNamespace(out=out, held=held, calls=calls, reused=reused,
+                                     after_forward=after_forward,
                                      between=between, after=after,
                                      grads=[t.grad for t in leaves])
 
@@ -325,6 +337,10 @@ def _compare_checkpoint(s, want, got):
         return _Result(False, f"{where} fn was recomputed with grad mode off: recompute under "
                              "enable_grad(): backward runs with grad mode off, and without a "
                              "graph no op saves anything.")
+    if got.reused[1]:
+        return _Result(False, f"{where} fn was recomputed on the forward's own input tensors: the "
+                             "recomputed ops then join the forward's graph. Recompute from new "
+                             "tensors cut off from it, each set to require grad like its original.")
     for i, (g, e) in enumerate(zip(got.grads, want.grads)):
         r = _compare_values(f"{where} gradient {i} (weights first, then the inputs that require "
                            "grad)", g, e)

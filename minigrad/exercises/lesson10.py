@@ -15,7 +15,12 @@ one of the engine's parts that the exercises ask for (its dependency count, its 
 queue, its tensor-hook loop, its input-buffer sum), is reported as such: the learner's
 engine has to do the work itself. Checks print one verdict and never raise.
 """
+import importlib
+import importlib.util
+import sys
 import warnings
+from collections.abc import Sequence as _Sequence
+from pathlib import Path as _Path
 
 import minigrad as torch
 from minigrad.autograd import engine
@@ -23,7 +28,8 @@ from minigrad.autograd import engine
 from . import (Result as _Result, _learners_frame, hook_queuing_callbacks as _hook_queuing_callbacks,
                run_check as _run_check, watch_calls as _watch_calls)
 
-__all__ = ["check_count_dependencies", "check_engine_loop", "check_full_engine", "SCENARIOS"]
+__all__ = ["check_count_dependencies", "check_engine_loop", "check_full_engine", "SCENARIOS",
+           "engine_events", "heap_order", "spec_claims", "claims_on_engine"]
 
 
 def _r(t):
@@ -114,6 +120,27 @@ def _s_sequence_order(log):
     a = x.exp()                 # created first: smaller sequence number
     b = w.sin()
     _backward_and_log(log, (a * b).sum(), x=x, w=w)
+
+
+class _FirstGradientOnly(torch.autograd.Function):
+    """a * b whose backward sends a gradient to ``a`` only (None to ``b``)."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return a * b
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+def _s_none_gradient(log):
+    """a node that sends None
+
+    Hint: a None gradient is still an edge: decrement the child's count, or it never
+    becomes ready."""
+    x, w = _leaves()
+    _backward_and_log(log, (_FirstGradientOnly.apply(x, w) + w.exp()).sum(), x=x, w=w)
 
 
 def _s_branches(log):
@@ -245,14 +272,30 @@ def _s_retain_grad_after_hooks(log):
 def _s_node_pre_hooks(log):
     """node pre-hooks
 
-    Hint: pre-hooks get a tuple; a returned tuple replaces the grad_outputs."""
+    Hint: pre-hooks get a tuple; a returned tuple replaces the grad_outputs, and the
+    post-hooks get the grad_outputs as the pre-hooks left them."""
     x, _ = _leaves()
     y = x * 3
     y.grad_fn.register_prehook(lambda go: log.append(f"pre 1 got {_r(go)}"))
     y.grad_fn.register_prehook(lambda go: log.append("pre 2 doubles") or (go[0] * 2,))
     y.grad_fn.register_prehook(lambda go: log.append(f"pre 3 got {_r(go)}"))
+    y.grad_fn.register_hook(lambda gi, go: log.append(f"post-hook got grad_outputs {_r(go)}"))
     y.sum().backward()
     log.append(f"x.grad = {_r(x.grad)}")
+
+
+def _s_prehook_drops_gradient(log):
+    """a pre-hook returning (None,) (lesson 04)
+
+    Hint: the node still runs and hands None to its inputs; each None still counts
+    down the child's dependencies, so the leaves' hooks run."""
+    a, b = _leaves()
+    c = a * b
+    c.grad_fn.register_prehook(lambda go: log.append("pre-hook drops the gradient") or (None,))
+    a.register_hook(lambda g: log.append(f"a hook got {_r(g)}"))
+    b.register_hook(lambda g: log.append(f"b hook got {_r(g)}"))
+    b.register_post_accumulate_grad_hook(lambda p: log.append(f"b post-accumulate (b.grad = {_r(p.grad)})"))
+    _backward_and_log(log, c.exp().sum() + a.sum(), a=a, b=b)
 
 
 def _s_node_post_hook_args(log):
@@ -363,6 +406,30 @@ def _s_ready_queue_hooks(log):
     (a * b).sum().backward()
 
 
+def _stacked_leaves(log, count=6):
+    """``count`` leaves stacked: their AccumulateGrad nodes all become ready at once,
+    with the same sequence number. Returns the leaves' labels in the order their tensor
+    hooks ran."""
+    leaves = [torch.tensor([float(i)], requires_grad=True) for i in range(count)]
+    order = []
+    for i, leaf in enumerate(leaves):
+        leaf.register_hook(lambda g, i=i: order.append(i))
+    stacked = torch.stack(leaves)
+    stacked.register_hook(lambda g: log.append("stack hook (before every leaf)"))
+    (stacked * stacked).sum().backward()
+    log.append(f"grads = {[_r(leaf.grad) for leaf in leaves]}")
+    return order
+
+
+def _s_tied_leaves(log):
+    """six ready leaves that tie
+
+    Hint: every leaf's AccumulateGrad must run, after the node that sent it its gradient.
+    Their order among themselves is not scored: PyTorch does not promise one."""
+    order = _stacked_leaves(log)
+    log.append(f"leaf hooks ran: {sorted(order)}")
+
+
 def _s_multi_grad_hook(log):
     """a multi-grad hook"""
     x, w = _leaves()
@@ -416,13 +483,13 @@ def _s_optimizer_in_backward(log):
 #: by its docstring's first line, with a hint for when yours differs: check_engine_loop
 #: scores the first, check_full_engine both
 _GRAPH_SCENARIOS = [_s_chain, _s_two_leaves, _s_diamond, _s_used_twice, _s_sequence_order,
-                    _s_branches, _s_broadcast, _s_grad_tensor, _s_leaf_root, _s_two_roots,
-                    _s_retain_graph, _s_freed_graph, _s_mlp, _s_create_graph]
+                    _s_none_gradient, _s_branches, _s_broadcast, _s_grad_tensor, _s_leaf_root,
+                    _s_two_roots, _s_retain_graph, _s_freed_graph, _s_mlp, _s_create_graph]
 _HOOK_SCENARIOS = [_s_tensor_hooks_chain, _s_leaf_tensor_hook, _s_retain_grad_after_hooks,
-                   _s_node_pre_hooks, _s_node_post_hook_args, _s_one_node_order,
-                   _s_leaf_hook_order, _s_hook_on_tensor_used_twice, _s_final_callbacks,
-                   _s_hook_raises, _s_ready_queue_hooks, _s_multi_grad_hook, _s_module_hooks,
-                   _s_checkpoint, _s_optimizer_in_backward]
+                   _s_node_pre_hooks, _s_prehook_drops_gradient, _s_node_post_hook_args,
+                   _s_one_node_order, _s_leaf_hook_order, _s_hook_on_tensor_used_twice,
+                   _s_final_callbacks, _s_hook_raises, _s_ready_queue_hooks, _s_tied_leaves,
+                   _s_multi_grad_hook, _s_module_hooks, _s_checkpoint, _s_optimizer_in_backward]
 SCENARIOS = _GRAPH_SCENARIOS + _HOOK_SCENARIOS
 
 
@@ -430,6 +497,122 @@ SCENARIOS = _GRAPH_SCENARIOS + _HOOK_SCENARIOS
 #: helpers of section 1 are not among them)
 _ENGINE_PARTS = (engine._compute_dependencies, engine.ReadyQueue.push, engine.ReadyQueue.pop,
                  engine._call_tensor_pre_hooks, engine._accumulate)
+
+
+class _HelperSpy:
+    """While active, the helpers of ``minigrad.autograd.engine`` that a learner's engine
+    calls hand out hooks (and ``call_node``, and the final callbacks) that also record an
+    :class:`~minigrad.autograd.engine.EngineEvent` in ``events``, the way minigrad's own
+    engine records them for ``record_events``. A learner's engine yields no events of its
+    own; this is how its pass can be compared, hook by hook, and drawn."""
+
+    _HELPERS = ("tensor_hooks", "store_retained_grads", "pre_hooks", "call_node",
+                "post_accumulate_hooks", "post_hooks", "final_callbacks")
+
+    def __init__(self):
+        self.events = []
+
+    def _record(self, kind, node, hook=None, args=(), result=None):
+        self.events.append(engine.EngineEvent(kind, node, hook, args, result))
+
+    def _recording(self, kind, node, hook):
+        def recorded(*args):
+            result = hook(*args)
+            self._record(kind, node, hook, args, result)
+            return result
+        return recorded
+
+    def __enter__(self):
+        real = self._real = {name: getattr(engine, name) for name in self._HELPERS}
+        spy = self
+
+        class Callbacks(_Sequence):
+            def __init__(self, callbacks):
+                self._callbacks = callbacks
+
+            def __len__(self):
+                return len(self._callbacks)
+
+            def __getitem__(self, i):
+                return spy._recording("callback", None, self._callbacks[i])
+
+        def call_node(node, grad_outputs):
+            outputs = real["call_node"](node, grad_outputs)
+            self._record("apply", node, None, tuple(grad_outputs), tuple(outputs))
+            return outputs
+
+        def store_retained_grads(node, grad_outputs):
+            stored = real["store_retained_grads"](node, grad_outputs)
+            for nr in stored:
+                self._record("retain_grad", node, None, (grad_outputs[nr],))
+            return stored
+
+        patched = {
+            "tensor_hooks": lambda node: [(nr, self._recording("tensor_hook", node, hook))
+                                          for nr, hook in real["tensor_hooks"](node)],
+            "pre_hooks": lambda node: [self._recording("pre_hook", node, h) for h in real["pre_hooks"](node)],
+            "post_accumulate_hooks": lambda node: [self._recording("post_accumulate_hook", node, h)
+                                                   for h in real["post_accumulate_hooks"](node)],
+            "post_hooks": lambda node: [self._recording("post_hook", node, h)
+                                        for h in real["post_hooks"](node)],
+            "final_callbacks": lambda: Callbacks(real["final_callbacks"]()),
+            "call_node": call_node, "store_retained_grads": store_retained_grads}
+        for name, function in patched.items():
+            setattr(engine, name, function)
+        return self.events
+
+    def __exit__(self, *exc):
+        for name, function in self._real.items():
+            setattr(engine, name, function)
+        return False
+
+
+def engine_events(fn, run_backward=None):
+    """Call ``fn()`` and return the engine events of the backward passes it runs: those
+    of minigrad's engine (``record_events``), or with ``run_backward`` those of a
+    learner's engine plugged in with ``engine.use``, recorded through the helpers it
+    calls (each hook, ``call_node`` as "apply", each final callback; a learner's engine
+    has no "node_start"). Ready for ``minigrad.viz.hook_timeline``."""
+    if run_backward is None:
+        with engine.record_events() as events:
+            fn()
+        return events
+    with _HelperSpy() as events, engine.use(run_backward):
+        fn()
+    return events
+
+
+#: event kind -> the hook level it belongs to (the rows of the table in lesson 10)
+_HOOK_LEVELS = {"tensor_hook": "tensor hooks", "retain_grad": "retain_grad",
+                "pre_hook": "node pre-hooks", "apply": "the node",
+                "post_accumulate_hook": "post-accumulate hooks", "post_hook": "node post-hooks",
+                "callback": "final callbacks"}
+
+
+def _hook_steps(events):
+    """(hook level, node name) of each event that a learner's engine also records."""
+    return [(_HOOK_LEVELS[e.kind],
+             "(engine)" if e.node is None else e.node.name().replace("torch::autograd::", ""))
+            for e in events if e.kind in _HOOK_LEVELS]
+
+
+def _first_hook_out_of_place(scenario, run_backward):
+    """The first hook level that runs out of place on ``run_backward``, compared with
+    minigrad's engine on ``scenario`` (None if the hook levels run in the same order)."""
+    def run():
+        try:
+            scenario([])
+        except Exception:
+            pass
+    want = _hook_steps(engine_events(run))
+    got = _hook_steps(engine_events(run, run_backward))
+    for (level, node), mine in zip(want, got + [None] * len(want)):
+        if mine != (level, node):
+            instead = "nothing" if mine is None else f"{mine[0]} of {mine[1]}"
+            return f"{level} of {node} should run next, but your engine ran {instead}"
+    if len(got) > len(want):
+        return f"your engine ran {got[len(want)][0]} of {got[len(want)][1]} after the last hook"
+    return None
 
 
 class _Bypass(Exception):
@@ -482,15 +665,18 @@ def _first_difference(got, want):
     return f"your trace has an extra line {got[len(want)]!r}"
 
 
-def _diagnosis(got, want):
+def _diagnosis(got, want, scenario, run_backward):
     """A hint from the shape of the difference, when it is a telling one."""
-    runs = lambda trace: [line for line in trace if line.startswith("run ")]
+    def runs(trace):
+        return [line for line in trace if line.startswith("run ")]
     if runs(want) and runs(got) == runs(want):
+        out_of_place = _first_hook_out_of_place(scenario, run_backward)
+        if out_of_place:
+            return f"the nodes ran in the right order but the hooks did not: {out_of_place}"
         return ("the nodes ran in the right order but the values differ: does the input "
                 "buffer add the gradients that arrive in the same slot?")
     if runs(want) and sorted(runs(got)) == sorted(runs(want)):
-        return ("the same nodes in another order: pop the ready node with the highest "
-                "_sequence_nr() first, ties first-in first-out")
+        return "the same nodes in another order: pop the ready node with the highest _sequence_nr() first"
     return None
 
 
@@ -501,7 +687,7 @@ def _name_and_hint(scenario):
 
 
 def _scoreboard(run_backward, scenarios, what):
-    matched, first = 0, None
+    rows, matched = [], 0
     for scenario in scenarios:
         name, hint = _name_and_hint(scenario)
         want, _ = _trace(scenario)
@@ -520,17 +706,19 @@ def _scoreboard(run_backward, scenarios, what):
                                  "Write the loop yourself with engine.call_node and the hook helpers.")
         if got == want:
             matched += 1
-        elif first is None:
-            hint = _diagnosis(got, want) or hint
-            first = f"{name}: {_first_difference(got, want)}"
-            if where and got[-1:] != want[-1:] and got[-1:] and got[-1].startswith("raised "):
-                first += f" ({where})"
-            elif hint:
-                first += f" (hint: {hint})"
+            rows.append(f"  ✓ {name}")
+            continue
+        hint = _diagnosis(got, want, scenario, run_backward) or hint
+        row = f"  ✗ {name}: {_first_difference(got, want)}"
+        if where and got[-1:] != want[-1:] and got[-1:] and got[-1].startswith("raised "):
+            row += f" ({where})"
+        elif hint:
+            row += f" (hint: {hint})"
+        rows.append(row)
     board = f"your engine: {matched}/{len(scenarios)} scenarios match"
-    if first is None:
+    if matched == len(scenarios):
         return _Result(True, f"{what}: {board}, the same traces as minigrad's engine.")
-    return _Result(False, f"{what}: {board}; first mismatch: {first}.")
+    return _Result(False, "\n".join([f"{what}: {board}:"] + rows))
 
 
 def _probe(run_backward):
@@ -551,12 +739,21 @@ def check_count_dependencies(count_dependencies):
                   ("(x * x).sum()", (x * x).sum()),
                   ("((x * w).relu() * x + w).sum()", ((x * w).relu() * x + w).sum()),
                   ("y * y + y", (y * y + y).sum())]
+        deep = x
+        for _ in range(5000):
+            deep = deep * 1.0
+        graphs.append(("a chain of 5,000 nodes", deep.sum()))
         for text, out in graphs:
             task = engine.GraphTask(keep_graph=True, create_graph=False)
             engine._compute_dependencies(task, out.grad_fn)
             want = task.dependencies
             with _watch_calls([engine._compute_dependencies]) as ran:
-                got = count_dependencies(out.grad_fn)
+                try:
+                    got = count_dependencies(out.grad_fn)
+                except RecursionError:
+                    return _Result(False, f"on {text}: your function went past Python's recursion "
+                                         "limit. Real graphs are that deep: keep the nodes to visit "
+                                         "on an explicit stack (a list), not the call stack.")
             if ran:
                 return _Result(False, "your function called minigrad's engine._compute_dependencies, "
                                      "the count this exercise asks for: walk next_functions "
@@ -587,8 +784,82 @@ def check_engine_loop(run_backward_core):
 
 def check_full_engine(my_run_backward):
     """``my_run_backward(root, grad_outputs, keep_graph)``: the whole engine, every hook
-    level and final callbacks. Compared with minigrad's engine on every scenario."""
+    level and final callbacks. Compared with minigrad's engine on every scenario. An
+    engine that passes also learns, not scored, whether its ties among six ready leaves
+    come out in the exact order of PyTorch's heap (:func:`heap_order`)."""
     def body():
         _probe(my_run_backward)
-        return _scoreboard(my_run_backward, SCENARIOS, "my_run_backward")
+        result = _scoreboard(my_run_backward, SCENARIOS, "my_run_backward")
+        if result:
+            yours, heap = heap_order(my_run_backward), heap_order()
+            result.message += (
+                f"\nExtra, not scored: your six tied leaves ran in the order {yours}; "
+                + ("exactly PyTorch's heap order." if yours == heap else
+                   f"PyTorch's heap gives {heap} (to match it, port std::push_heap and "
+                   "std::pop_heap: engine.ReadyQueue shows how)."))
+        return result
     return _run_check("my_run_backward", body)
+
+
+def heap_order(run_backward=None):
+    """The order in which the tensor hooks of six stacked leaves run (their
+    AccumulateGrad nodes tie): on minigrad's engine, which reproduces PyTorch's binary
+    heap (``[0, 2, 5, 4, 1, 3]``), or on ``run_backward``."""
+    if run_backward is None:
+        return _stacked_leaves([])
+    with engine.use(run_backward):
+        return _stacked_leaves([])
+
+
+def _spec_folder():
+    return _Path(__file__).resolve().parents[2] / "spec" / "scenarios"
+
+
+def spec_claims():
+    """``[(name, module)]`` of the claims in the checkout's ``spec/scenarios`` (each module
+    has ``CLAIM``, ``VERDICT``, ``run(torch)`` and ``check(trace)``); empty when minigrad
+    was installed without its ``spec/`` folder."""
+    folder = _spec_folder()
+    if not (folder / "__init__.py").exists():
+        return []
+    package = "minigrad_spec_scenarios"
+    if package not in sys.modules:
+        found = importlib.util.spec_from_file_location(package, folder / "__init__.py",
+                                                      submodule_search_locations=[str(folder)])
+        module = importlib.util.module_from_spec(found)
+        sys.modules[package] = module
+        found.loader.exec_module(module)
+    return [(name, importlib.import_module(f"{package}.{name}")) for name in sys.modules[package].NAMES]
+
+
+def claims_on_engine(run_backward, claims=None):
+    """Rerun each spec claim (default :func:`spec_claims`) whose scenario calls
+    ``backward()`` with ``run_backward`` plugged in, and return one row per claim:
+    ``(name, committed verdict, whether its check still holds, why not)``. A claim whose
+    scenario never reached ``run_backward`` (``autograd.grad`` only, or no backward) is
+    left out. The random generator is left as it was."""
+    rows, state = [], torch.get_rng_state()
+    for name, claim in spec_claims() if claims is None else claims:
+        calls = []
+
+        def counted(root, grad_outputs, keep_graph):
+            calls.append(root)
+            run_backward(root, grad_outputs, keep_graph)
+        problem = None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.manual_seed(0)
+            try:
+                with engine.use(counted):
+                    trace = claim.run(torch)
+                claim.check(trace)
+            except AssertionError as exc:
+                problem = f"the check fails: {exc}".rstrip(": ")
+            except NotImplementedError:
+                raise
+            except Exception as exc:
+                problem = f"raised {type(exc).__name__}: {exc}"
+        if calls:
+            rows.append((name, claim.VERDICT, problem is None, problem))
+    torch.set_rng_state(state)           # the scenarios seed it: leave the learner's as it was
+    return rows
