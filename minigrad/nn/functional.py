@@ -18,7 +18,8 @@ import numpy as np
 
 from .. import _creation, dtypes
 from .._dispatch import Op as _Op, apply_op as _apply_op
-from .._tensor import Tensor as _Tensor, _as_tensor
+from .._tensor import Tensor as _Tensor
+from .._tensor_methods import _as_tensor
 from . import _im2col
 from .modules.utils import _pair
 
