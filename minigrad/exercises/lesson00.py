@@ -10,7 +10,7 @@ import sys
 
 import minigrad as torch
 
-from ..autograd.engine import _compute_dependencies as _compute_dependencies
+from ..autograd.engine import compute_dependencies as _compute_dependencies
 from ..viz import graph_nodes as _graph_nodes
 from . import (Result as _Result, reachable_nodes as _reachable_nodes, run_check as _run_check,
                shortcut_taken as _shortcut_taken)

@@ -428,8 +428,8 @@ SCENARIOS = _GRAPH_SCENARIOS + _HOOK_SCENARIOS
 
 #: the parts of minigrad's engine that the exercises ask the learner to write (the
 #: helpers of section 1 are not among them)
-_ENGINE_PARTS = (engine._compute_dependencies, engine.ReadyQueue.push, engine.ReadyQueue.pop,
-                 engine._call_tensor_pre_hooks, engine._accumulate)
+_ENGINE_PARTS = (engine.compute_dependencies, engine.ReadyQueue.push, engine.ReadyQueue.pop,
+                 engine._call_tensor_pre_hooks, engine.add_to_input_buffer)
 
 
 class _Bypass(Exception):
@@ -542,7 +542,7 @@ def _probe(run_backward):
 
 def check_count_dependencies(count_dependencies):
     """``count_dependencies(root)`` returns ``{node: number of edges pointing at it}``
-    for every node reachable from ``root`` (the engine's ``_compute_dependencies``)."""
+    for every node reachable from ``root`` (the engine's ``compute_dependencies``)."""
     def body():
         x, w = _leaves()
         y = x * w
@@ -553,12 +553,12 @@ def check_count_dependencies(count_dependencies):
                   ("y * y + y", (y * y + y).sum())]
         for text, out in graphs:
             task = engine.GraphTask(keep_graph=True, create_graph=False)
-            engine._compute_dependencies(task, out.grad_fn)
+            engine.compute_dependencies(task, out.grad_fn)
             want = task.dependencies
-            with _watch_calls([engine._compute_dependencies]) as ran:
+            with _watch_calls([engine.compute_dependencies]) as ran:
                 got = count_dependencies(out.grad_fn)
             if ran:
-                return _Result(False, "your function called minigrad's engine._compute_dependencies, "
+                return _Result(False, "your function called minigrad's engine.compute_dependencies, "
                                      "the count this exercise asks for: walk next_functions "
                                      "yourself with a stack (see the Hint).")
             if not isinstance(got, dict):
