@@ -237,7 +237,7 @@ def _init_to_execute(task, root, input_edges, accumulate_grad):
 def new_input_buffer(node):
     """A fresh input buffer for ``node``: one None slot per gradient it receives
     (PyTorch's ``InputBuffer(num_inputs)``)."""
-    return [None] * max(len(node._input_metadata), 1)
+    return [None] * (len(node._input_metadata) or 1)
 
 
 def add_to_input_buffer(buffer, input_nr, grad):
