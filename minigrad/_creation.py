@@ -72,7 +72,6 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
     return t
 
 
-
 def zeros(*size, dtype=None, requires_grad=False, device=None):
     return _new(np.zeros(_shape_arg(size)), dtype, requires_grad, device)
 
@@ -100,7 +99,8 @@ def ones_like(t, dtype=None, requires_grad=False, device=None):
 
 
 def full_like(t, fill_value, dtype=None, requires_grad=False, device=None):
-    return _new(np.full(t._array.shape, fill_value, dtype=np.float64), dtype or t.dtype, requires_grad, device)
+    return _new(np.full(t._array.shape, fill_value, dtype=np.float64), dtype or t.dtype, requires_grad,
+                device)
 
 
 def _scalar(value):
@@ -195,7 +195,8 @@ mm = matmul
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return bool(np.allclose(input._array, _as_tensor(other)._array, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return bool(np.allclose(input._array, _as_tensor(other)._array, rtol=rtol, atol=atol,
+                            equal_nan=equal_nan))
 
 
 def equal(input, other):

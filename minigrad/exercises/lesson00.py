@@ -79,8 +79,10 @@ def check_count_nodes(count_nodes):
             if got != want:
                 hint = ""
                 if got > want:
-                    hint = " Did you count a node twice? A tensor used twice gives two edges to the same node."
-                elif got == want - sum(1 for n in _reachable_nodes(out.grad_fn) if n.name().endswith("AccumulateGrad")):
+                    hint = (" Did you count a node twice? A tensor used twice gives two edges to the "
+                            "same node.")
+                elif got == want - sum(1 for n in _reachable_nodes(out.grad_fn)
+                                       if n.name().endswith("AccumulateGrad")):
                     hint = " Did you forget the AccumulateGrad nodes of the leaves?"
                 return _Result(False, f"count_nodes({text}) returned {got}, expected {want}.{hint}")
         return _Result(True, f"count_nodes is right on all {len(_examples())} expressions.")

@@ -32,6 +32,7 @@ def _r(t):
         return None
     if isinstance(t, (tuple, list)):
         return [_r(v) for v in t]
+
     def rnd(v):
         if isinstance(v, list):
             return [rnd(u) for u in v]
@@ -484,7 +485,8 @@ def _first_difference(got, want):
 
 def _diagnosis(got, want):
     """A hint from the shape of the difference, when it is a telling one."""
-    runs = lambda trace: [line for line in trace if line.startswith("run ")]
+    def runs(trace):
+        return [line for line in trace if line.startswith("run ")]
     if runs(want) and runs(got) == runs(want):
         return ("the nodes ran in the right order but the values differ: does the input "
                 "buffer add the gradients that arrive in the same slot?")
