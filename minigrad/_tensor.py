@@ -50,6 +50,7 @@ class Tensor:
     # below starts as class-level defaults and becomes an instance attribute only when
     # set: most tensors never get hooks, and creating tensors is the hot path.
     __slots__ = ("_array", "_version_counter", "__weakref__", "__dict__")
+
     _requires_grad = False
     _grad_fn = None                 # the Node that made this tensor (None for leaves)
     _output_nr = 0                  # which output of grad_fn this tensor is
@@ -58,7 +59,7 @@ class Tensor:
     _post_accumulate_grad_hooks = None
     _retains_grad = False
     _grad_accumulator = None        # weakref to a leaf's AccumulateGrad
-    _python_scalar = None                 # the Python scalar of a "wrapped number"
+    _python_scalar = None           # the Python scalar of a "wrapped number"
     _base = None                    # the tensor this one is a view of (view ops only)
     _attr_version = None            # a view's version when its grad_fn was made (view ops only)
     _view_created_no_grad = False   # a view of a tensor requiring grad, made under no_grad
