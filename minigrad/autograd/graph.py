@@ -51,7 +51,6 @@ ACCUMULATE_GRAD_SEQUENCE_NR = 2 ** 64 - 1      # UINT64_MAX: a ready leaf always
 _next_sequence_nr = itertools.count()
 
 
-
 def check_tensor_hook_result(hook, old, new):
     """PyTorch's ``check_single_result``: what a tensor or node hook may put in a slot."""
     if new is None:
