@@ -4,29 +4,27 @@
 trace (docs/differences.md lists the few deliberate differences). Start with the lessons in
 ``lessons/``; the engine is ``minigrad/autograd/engine.py``.
 """
-from . import dtypes, return_types
+from . import dtypes, return_types  # noqa: F401 (submodules of the namespace, kept out of __all__)
 from ._device import device
 from .dtypes import (bool_ as bool, double, dtype, float, float16, float32, float64, get_default_dtype,
                      half, int, int32, int64, long)
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
-from ._tensor import Size, Tensor, tensor
+from ._tensor import Tensor
+from ._tensor_methods import Size
 from ._format import set_printoptions
 from ._legacy import BoolTensor, DoubleTensor, FloatTensor, HalfTensor, LongTensor
-from ._creation import (abs, add, all, allclose, any, arange, argmax, as_tensor, cat, chunk, clamp, clip, clone,
-                        cos, detach, div, empty, equal, exp, eye, flatten, from_numpy, full, full_like,
-                        gather, isfinite, isinf, isnan, prod, ravel, std, var, var_mean,
-                        is_tensor, linspace, log, log_softmax, manual_seed, get_rng_state, set_rng_state, masked_fill, matmul, max,
-                        maximum, mean, min, mm, mul, neg, numel, ones, ones_like, permute, pow, rand,
-                        randint, randn, randperm, reciprocal, relu, reshape, sigmoid, sign, sin,
-                        softmax, split, sqrt, squeeze, stack, sub, sum, t, tanh, transpose, unbind,
-                        unsqueeze, where, zeros, zeros_like)
+from ._creation import (abs, add, all, allclose, any, arange, argmax, as_tensor, cat, chunk, clamp, clip,
+                        clone, cos, detach, div, empty, equal, exp, eye, flatten, from_numpy, full,
+                        full_like, gather, get_rng_state, is_tensor, isfinite, isinf, isnan, linspace, log,
+                        log_softmax, manual_seed, masked_fill, matmul, max, maximum, mean, min, mm, mul,
+                        neg, numel, ones, ones_like, permute, pow, prod, rand, randint, randn, randperm,
+                        ravel, reciprocal, relu, reshape, set_rng_state, sigmoid, sign, sin, softmax,
+                        split, sqrt, squeeze, stack, std, std_mean, sub, sum, t, tanh, tensor, topk,
+                        transpose, unbind, unsqueeze, var, var_mean, where, zeros, zeros_like)
 from .serialization import load, save
-from ._creation import std_mean, topk
 from ._ops import is_exact_float32_math, set_exact_float32_math
-from . import autograd
-from . import cuda
-from . import utils
+from . import autograd, cuda, utils  # noqa: F401 (the same)
 
 # The torch namespace minigrad mirrors (module objects such as nn, autograd aside).
 __all__ = [

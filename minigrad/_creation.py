@@ -9,7 +9,8 @@ from . import _ops as ops
 from . import _ranges, dtypes
 from ._device import check_device
 from ._dispatch import apply_op
-from ._tensor import Tensor, _as_tensor, _dim, _shape_arg, tensor
+from ._tensor import Tensor, check_can_require_grad
+from ._tensor_methods import _as_tensor, _dim, _shape_arg
 
 _generator = [np.random.default_rng(0)]
 
@@ -43,6 +44,30 @@ def _new(data, dtype, requires_grad, device=None):
     np_dtype = dtypes.to_numpy_dtype(dtype) or (np.float32 if data.dtype.kind == "f" else data.dtype)
     t = Tensor._wrap(np.asarray(data, dtype=np_dtype, order="C"))
     if requires_grad:
+        check_can_require_grad(t._array)
+        t.requires_grad = True
+    return t
+
+
+def tensor(data, dtype=None, requires_grad=False, device=None):
+    """``torch.tensor(data)``: copies ``data``; floats default to float32."""
+    check_device(device)
+    if isinstance(data, Tensor):
+        data = data._array
+    np_dtype = dtypes.to_numpy_dtype(dtype)
+    arr = np.array(data, dtype=np_dtype)
+    if np_dtype is None:
+        if arr.dtype.kind == "f":
+            # a numpy array or scalar keeps float64/float16; Python floats become float32
+            if not (isinstance(data, (np.ndarray, np.generic)) and data.dtype in (np.float64, np.float16)):
+                arr = arr.astype(np.float32)
+        elif arr.dtype.kind in "iu":
+            arr = arr.astype(np.int64)
+        elif arr.dtype.kind not in "b":
+            arr = arr.astype(np.float32)
+    t = Tensor._wrap(arr)
+    if requires_grad:
+        check_can_require_grad(arr)
         t.requires_grad = True
     return t
 
@@ -74,7 +99,8 @@ def ones_like(t, dtype=None, requires_grad=False, device=None):
 
 
 def full_like(t, fill_value, dtype=None, requires_grad=False, device=None):
-    return _new(np.full(t._array.shape, fill_value, dtype=np.float64), dtype or t.dtype, requires_grad, device)
+    return _new(np.full(t._array.shape, fill_value, dtype=np.float64), dtype or t.dtype, requires_grad,
+                device)
 
 
 def _scalar(value):
@@ -169,7 +195,8 @@ mm = matmul
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return bool(np.allclose(input._array, _as_tensor(other)._array, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return bool(np.allclose(input._array, _as_tensor(other)._array, rtol=rtol, atol=atol,
+                            equal_nan=equal_nan))
 
 
 def equal(input, other):

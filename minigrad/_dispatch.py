@@ -7,7 +7,7 @@ saved values.
 """
 import numpy as np
 
-from . import _tensor, grad_mode     # _tensor is read at call time (import cycle)
+from . import _tensor_class, grad_mode
 from .autograd import op_hooks
 from .autograd.graph import Node, SavedTensor, gradient_edge
 
@@ -79,7 +79,8 @@ class Op:
                              f"neither an input {sorted(names)} nor an output {sorted(_OUTPUT_NAMES)}")
 
 
-_OUTPUT_NAMES = {"result": 0, "result0": 0, "result1": 1, "indices": 1, "result2": 2}    # saved names meaning outputs
+# The saved names that mean an output of the op, and which output.
+_OUTPUT_NAMES = {"result": 0, "result0": 0, "result1": 1, "indices": 1, "result2": 2}
 
 # The shape metadata PyTorch's nodes keep about an input (``_saved_self_sym_sizes``).
 _METADATA = {
@@ -227,14 +228,16 @@ def apply_op(op, tensors, attrs=None):
         arrays = [a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == np.float16 else a
                   for a in arrays]
     raw = op.forward(*arrays, **attrs)
+    wrap = _tensor_class.Tensor._wrap
     if op.casts:
-        outputs = (_tensor.Tensor._wrap(raw),)
+        outputs = (wrap(raw),)
     elif op.multi_output:
-        outputs = tuple(_tensor.Tensor._wrap(_result_dtype_fix(np.asarray(r), tensors)) for r in raw)
+        outputs = tuple(wrap(_result_dtype_fix(np.asarray(r), tensors)) for r in raw)
     else:
-        outputs = (_tensor.Tensor._wrap(_result_dtype_fix(np.asarray(raw), tensors)),)
+        outputs = (wrap(_result_dtype_fix(np.asarray(raw), tensors)),)
 
-    if half and not any(t._python_scalar is None and t._array.dtype in (np.float32, np.float64) for t in tensors):
+    if half and not any(t._python_scalar is None and t._array.dtype in (np.float32, np.float64)
+                        for t in tensors):
         for out in outputs:         # float16 with no wider float input stays float16
             if out._array.dtype.kind == "f":
                 with np.errstate(over="ignore"):

@@ -93,7 +93,8 @@ def setitem(t, key, value):
     a view (``t[key].copy_(value)``, so in a graph ``t`` gets a ``CopySlices`` node); a
     key with an index array or a mask is ``index_put_`` on ``t`` (``IndexPutBackward0``).
     Outside a graph it is a plain numpy assignment."""
-    from ._tensor import Tensor, _as_tensor
+    from ._tensor import Tensor
+    from ._tensor_methods import _as_tensor
     key = _normalize(key)
     recording = grad_mode.is_grad_enabled() and (
         t.requires_grad or (isinstance(value, Tensor) and value.requires_grad))

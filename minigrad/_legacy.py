@@ -17,7 +17,9 @@ from ._device import check_device
 def new_legacy(dtype, args, device=None, alias_any_dtype=False):
     """A tensor of ``dtype`` from ``()``, sizes (ints or a ``Size``), data (a sequence or
     an array) or a tensor (aliased: same data, version counter and graph)."""
-    from ._tensor import Size, Tensor, tensor
+    from ._creation import tensor
+    from ._tensor import Tensor
+    from ._tensor_methods import Size
     check_device(device)
     if not args:
         return Tensor._wrap(np.zeros(0, dtype=dtype.np))

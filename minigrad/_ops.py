@@ -9,18 +9,24 @@ gradients). They return gradients in the *broadcast* shape; the engine reduces t
 each input's shape in one place (``validate_outputs``), as PyTorch's engine does.
 
 Adding an op is adding a row here and a method that calls ``apply_op``.
+
+Rows carry aten's names, so in this module ``sum``, ``max``, ``min``, ``abs``, ``all``,
+``any``, ``slice`` and ``copy`` are rows, not Python's builtins: a kernel here writes
+numpy (``np.maximum``, ``np.s_[:n]``) or tensor methods (``g.narrow``) instead. The
+module sits below the ``Tensor`` class (it makes tensors through ``_tensor_class``), so
+it is in no import cycle.
 """
-import builtins
+import warnings
 
 import numpy as np
 
-from . import _tensor     # read at call time (import cycle)
+from . import _tensor_class
 from ._dispatch import Op, apply_op
 
 
 def _mask(bool_array, like):
     """A constant float tensor (no graph) from a numpy boolean mask."""
-    return _tensor.Tensor._wrap(bool_array.astype(like._array.dtype))
+    return _tensor_class.Tensor._wrap(bool_array.astype(like._array.dtype))
 
 
 def _restore_dims(g, ctx):
@@ -32,7 +38,7 @@ def _restore_dims(g, ctx):
     return g
 
 
-def _max_full_backward(g, ctx):
+def _evenly_distribute_backward(g, ctx):
     # PyTorch's evenly_distribute_backward: ties share the gradient equally.
     hit = ctx.self._array == ctx.result._array
     return g * _mask(hit, g) / float(hit.sum())
@@ -81,12 +87,11 @@ def _topk_backward(grads, ctx):
     g, sizes = grads[0], ctx.self_sym_sizes
     d = ctx.dim % len(sizes)
     indices = ctx.indices._array
-    total = _tensor.Tensor._wrap(np.zeros(sizes, dtype=g._array.dtype))
+    total = _tensor_class.Tensor._wrap(np.zeros(sizes, dtype=g._array.dtype))
     for j in range(indices.shape[d]):
         hit = np.zeros(sizes, dtype=bool)
         np.put_along_axis(hit, np.take(indices, [j], axis=d), True, axis=d)
-        key = (builtins.slice(None),) * d + (builtins.slice(j, j + 1),)   # `slice` is an op here
-        total = total + g[key] * _mask(hit, g)
+        total = total + g.narrow(d, j, 1) * _mask(hit, g)
     return total
 
 
@@ -209,11 +214,13 @@ maximum = Op("maximum", "MaximumBackward0", np.maximum, ("self", "other"),
 where = Op("where", "WhereBackward0", lambda a, b, condition: np.where(condition._array, a, b),
            ("self", "other"), saved_attrs=("condition",),
            grads={"self": lambda g, ctx: g * _mask(np.broadcast_to(ctx.condition._array, g._array.shape), g),
-                  "other": lambda g, ctx: g * _mask(~np.broadcast_to(ctx.condition._array, g._array.shape), g)})
+                  "other": lambda g, ctx: g * _mask(np.broadcast_to(~ctx.condition._array, g._array.shape),
+                                                    g)})
 masked_fill = Op("masked_fill", "MaskedFillBackward0",
                  lambda x, mask, value: np.where(mask._array, np.asarray(value, dtype=x.dtype), x),
                  saved_attrs=("mask",),
-                 grads={"self": lambda g, ctx: g * _mask(~np.broadcast_to(ctx.mask._array, g._array.shape), g)})
+                 grads={"self": lambda g, ctx: g * _mask(np.broadcast_to(~ctx.mask._array, g._array.shape),
+                                                         g)})
 
 # --- elementwise functions ------------------------------------------------------------------
 exp = Op("exp", "ExpBackward0", _precise(np.exp), saves={"result": None},
@@ -222,9 +229,11 @@ log = Op("log", "LogBackward0", _precise(np.log), saves={"self": None},
          grads={"self": lambda g, ctx: g / ctx.self})
 tanh = Op("tanh", "TanhBackward0", _precise(np.tanh), saves={"result": None},
           grads={"self": lambda g, ctx: apply_op(tanh_backward, (g, ctx.result))})
-sigmoid = Op("sigmoid", "SigmoidBackward0", _precise(lambda x: 1.0 / (1.0 + np.exp(-x))), saves={"result": None},
+sigmoid = Op("sigmoid", "SigmoidBackward0", _precise(lambda x: 1.0 / (1.0 + np.exp(-x))),
+             saves={"result": None},
              grads={"self": lambda g, ctx: apply_op(sigmoid_backward, (g, ctx.result))})
-relu = Op("relu", "ReluBackward0", lambda x: np.maximum(x, 0).astype(x.dtype, copy=False), saves={"result": None},
+relu = Op("relu", "ReluBackward0", lambda x: np.maximum(x, 0).astype(x.dtype, copy=False),
+          saves={"result": None},
           grads={"self": lambda g, ctx: apply_op(threshold_backward, (g, ctx.result), {"threshold": 0})})
 abs = Op("abs", "AbsBackward0", np.abs, saves={"self": None},
          grads={"self": lambda g, ctx: g * apply_op(sgn, (ctx.self,))})
@@ -237,6 +246,8 @@ cos = Op("cos", "CosBackward0", _precise(np.cos), saves={"self": None},
 clamp = Op("clamp", "ClampBackward1", _clamp_forward, saves={"self": None}, saved_attrs=("max", "min"),
            grads={"self": _clamp_backward})
 clone = Op("clone", "CloneBackward0", np.copy, grads={"self": lambda g, ctx: g})
+
+
 def _cast(x, dtype):
     # PyTorch converts to float16 through float32 (two roundings from float64 or int64)
     with np.errstate(over="ignore"):        # too large for float16: inf, silently
@@ -261,9 +272,9 @@ mean_dim = Op("mean", "MeanBackward1", lambda x, dim, keepdim: np.mean(x, axis=d
               grads={"self": lambda g, ctx: _restore_dims(g, ctx).expand(ctx.self_sym_sizes)
                      / float(np.prod([ctx.self_sym_sizes[d] for d in ctx.dim]))})
 max = Op("max", "MaxBackward1", np.max, saves={"self": None, "result": None},
-         grads={"self": _max_full_backward})
+         grads={"self": _evenly_distribute_backward})
 min = Op("min", "MinBackward1", np.min, saves={"self": None, "result": None},
-         grads={"self": _max_full_backward})
+         grads={"self": _evenly_distribute_backward})
 max_dim = Op("max", "MaxBackward0", _max_dim_forward, multi_output=True, saves={"indices": None},
              saved_attrs=("dim", "keepdim", "self_sym_sizes"),
              grads={"self": lambda grads, ctx: _select_backward(grads[0], ctx)})
@@ -280,15 +291,22 @@ softmax = Op("_softmax", "SoftmaxBackward0", _quiet(_softmax), saves={"result": 
              grads={"self": lambda g, ctx: apply_op(softmax_backward, (g, ctx.result), {"dim": ctx.dim})})
 log_softmax = Op("_log_softmax", "LogSoftmaxBackward0", _quiet(_log_softmax), saves={"result": None},
                  saved_attrs=("dim",),
-                 grads={"self": lambda g, ctx: apply_op(log_softmax_backward, (g, ctx.result), {"dim": ctx.dim})})
+                 grads={"self": lambda g, ctx: apply_op(log_softmax_backward, (g, ctx.result),
+                                                        {"dim": ctx.dim})})
+
 
 # --- shapes --------------------------------------------------------------------------
+def _reshape_back(g, ctx):
+    """The backward of a view that only changes the shape: ``g`` in the input's shape."""
+    return g.reshape(ctx.self_sym_sizes)
+
+
 view = Op("view", "ViewBackward0", lambda x, size: x.reshape(size), view=True,
           saved_attrs=("self_sym_sizes",),
-          grads={"self": lambda g, ctx: g.reshape(ctx.self_sym_sizes)})
+          grads={"self": _reshape_back})
 unsafe_view = Op("_unsafe_view", "UnsafeViewBackward0", lambda x, size: x.reshape(size),
                  saved_attrs=("self_sym_sizes",),
-                 grads={"self": lambda g, ctx: g.reshape(ctx.self_sym_sizes)})
+                 grads={"self": _reshape_back})
 transpose = Op("transpose", "TransposeBackward0", lambda x, dim0, dim1: np.swapaxes(x, dim0, dim1),
                view=True, saved_attrs=("dim0", "dim1"),
                grads={"self": lambda g, ctx: g.transpose(ctx.dim0, ctx.dim1)})
@@ -299,16 +317,17 @@ permute = Op("permute", "PermuteBackward0", lambda x, dims: np.transpose(x, dims
 unsqueeze = Op("unsqueeze", "UnsqueezeBackward0", lambda x, dim: np.expand_dims(x, dim),
                view=True, saved_attrs=("dim",), grads={"self": lambda g, ctx: g.squeeze(ctx.dim)})
 squeeze = Op("squeeze", "SqueezeBackward0", np.squeeze, saved_attrs=("self_sym_sizes",),
-             view=True, grads={"self": lambda g, ctx: g.reshape(ctx.self_sym_sizes)})
+             view=True, grads={"self": _reshape_back})
 squeeze_dim = Op("squeeze", "SqueezeBackward1",
                  lambda x, dim: np.squeeze(x, dim) if x.ndim and x.shape[dim] == 1 else x,
-                 view=True, saved_attrs=("dim", "self_sym_sizes"), grads={"self": lambda g, ctx: g.reshape(ctx.self_sym_sizes)})
+                 view=True, saved_attrs=("dim", "self_sym_sizes"), grads={"self": _reshape_back})
 squeeze_dims = Op("squeeze", "SqueezeBackward2", lambda x, dim: np.squeeze(x, dim),
-                  view=True, saved_attrs=("dim", "self_sym_sizes"), grads={"self": lambda g, ctx: g.reshape(ctx.self_sym_sizes)})
+                  view=True, saved_attrs=("dim", "self_sym_sizes"), grads={"self": _reshape_back})
 squeeze_ = Op("squeeze_", "SqueezeBackward4", lambda x, dim: np.squeeze(x, dim),
-                   view=True, saved_attrs=("dim", "self_sym_sizes"), grads={"self": lambda g, ctx: g.reshape(ctx.self_sym_sizes)})
+              view=True, saved_attrs=("dim", "self_sym_sizes"), grads={"self": _reshape_back})
 expand = Op("expand", "ExpandBackward0", lambda x, size: np.broadcast_to(x, size),
-            view=True, saved_attrs=("self_sym_sizes",), grads={"self": lambda g, ctx: g.sum_to_size(ctx.self_sym_sizes)})
+            view=True, saved_attrs=("self_sym_sizes",),
+            grads={"self": lambda g, ctx: g.sum_to_size(ctx.self_sym_sizes)})
 unbind = Op("unbind", "UnbindBackward0", lambda x, dim: tuple(np.moveaxis(x, dim, 0)),
             multi_output=True, view=True, saved_attrs=("dim",),
             grads={"self": lambda grads, ctx: _stack_or_zeros(grads, ctx.dim)})
@@ -326,10 +345,9 @@ stack = Op("stack", "StackBackward0", lambda *xs, dim: np.ascontiguousarray(np.s
 
 def _stack_or_zeros(grads, dim):
     """unbind's backward: outputs that got no gradient contribute zeros."""
-    from ._creation import stack as stack_fn
     like = next(g for g in grads if g is not None)
-    zeros = _tensor.Tensor._wrap(np.zeros_like(like._array))
-    return stack_fn([g if g is not None else zeros for g in grads], dim)
+    zeros = _tensor_class.Tensor._wrap(np.zeros_like(like._array))
+    return apply_op(stack, tuple(g if g is not None else zeros for g in grads), {"dim": dim})
 
 
 # --- indexing ---------------------------------------------------------------------------
@@ -382,7 +400,7 @@ def _unselected(g, ctx):
     # The elements index_put_ overwrote get no gradient from before the write.
     hit = np.zeros(g._array.shape, dtype=bool)
     hit[ctx.key] = True
-    return g.masked_fill(_tensor.Tensor._wrap(hit), 0.0)
+    return g.masked_fill(_tensor_class.Tensor._wrap(hit), 0.0)
 
 
 # ``t[mask] = v`` / ``t[idx] = v``: aten's index_put_ (accumulate=False), in place.
@@ -430,8 +448,8 @@ sgn = Op("sgn", "SgnBackward0", np.sign, grads={"self": lambda g, ctx: _zeros_li
 fill = Op("fill_", "FillBackward2", lambda x, value: np.full_like(x, value),
           grads={"self": lambda g, ctx: g * 0.0})
 zero = Op("zero_", "ZeroBackward0", np.zeros_like, grads={"self": lambda g, ctx: g * 0.0})
-copy = Op("copy_", "torch::autograd::CopyBackwards", lambda x, src: np.broadcast_to(src, x.shape).astype(x.dtype),
-          ("self", "src"),
+copy = Op("copy_", "torch::autograd::CopyBackwards",
+          lambda x, src: np.broadcast_to(src, x.shape).astype(x.dtype), ("self", "src"),
           grads={"self": lambda g, ctx: g * 0.0, "src": lambda g, ctx: g})
 
 
@@ -440,7 +458,7 @@ copy = Op("copy_", "torch::autograd::CopyBackwards", lambda x, src: np.broadcast
 # it is one op here too, so a ``create_graph=True`` backward records PyTorch's node
 # (``TanhBackwardBackward0``) and its rows give the second derivatives.
 def _zeros_like(g):
-    return _tensor.Tensor._wrap(np.zeros_like(g._array))
+    return _tensor_class.Tensor._wrap(np.zeros_like(g._array))
 
 
 def _mul_scalar(t, other):
@@ -458,7 +476,10 @@ tanh_backward = Op("tanh_backward", "TanhBackwardBackward0", lambda g, y: g * (1
 sigmoid_backward = Op("sigmoid_backward", "SigmoidBackwardBackward0", lambda g, y: g * y * (1 - y),
                       ("grad_output", "output"), saves={"grad_output": None, "output": None},
                       grads={"grad_output": lambda gg, ctx: apply_op(sigmoid_backward, (gg, ctx.output)),
-                             "output": lambda gg, ctx: gg * ctx.grad_output * (1 - _mul_scalar(ctx.output, 2))})
+                             "output": lambda gg, ctx: gg * ctx.grad_output
+                             * (1 - _mul_scalar(ctx.output, 2))})
+
+
 def _threshold_backward(g, x, threshold):
     """PyTorch's ``x <= threshold ? 0 : g`` bit for bit, as ``np.where(x <= threshold, 0, g)``
     gives it (a NaN or -0.0 gradient becomes +0 where ``x <= threshold``; a NaN ``x`` keeps
@@ -482,7 +503,8 @@ softmax_backward = Op(
     lambda g, y, dim: y * (g - (g * y).sum(axis=dim, keepdims=True)),
     ("grad_output", "output"), saves={"grad_output": None, "output": None}, saved_attrs=("dim",),
     grads={"grad_output": lambda gg, ctx: apply_op(softmax_backward, (gg, ctx.output), {"dim": ctx.dim}),
-           "output": lambda gg, ctx: gg * (ctx.grad_output - (ctx.grad_output * ctx.output).sum(ctx.dim, keepdim=True))
+           "output": lambda gg, ctx: gg * (ctx.grad_output
+                                           - (ctx.grad_output * ctx.output).sum(ctx.dim, keepdim=True))
            - ctx.grad_output * (gg * ctx.output).sum(ctx.dim, keepdim=True)})
 log_softmax_backward = Op(
     "_log_softmax_backward_data", "LogSoftmaxBackwardDataBackward0",
@@ -503,7 +525,7 @@ isfinite = Op("isfinite", None, np.isfinite)
 def _gather_forward(x, dim, index, sparse_grad=False):
     # PyTorch reads only the leading index.shape[d] entries of the other dimensions.
     idx = index._array
-    x = x[tuple(builtins.slice(None) if d == dim else builtins.slice(0, n) for d, n in enumerate(idx.shape))]
+    x = x[tuple(np.s_[:] if d == dim else np.s_[:n] for d, n in enumerate(idx.shape))]
     return np.take_along_axis(x, idx, axis=dim)
 
 
@@ -552,7 +574,7 @@ def _prod_of_others(x, dim):
     n = shape[dim]
     rows = x.unsqueeze(dim).expand(shape[:dim] + (n,) + shape[dim:])
     diagonal = np.eye(n, dtype=bool).reshape((n, n) + (1,) * (len(shape) - dim - 1))
-    return rows.masked_fill(_tensor.Tensor._wrap(diagonal), 1.0).prod(dim + 1)
+    return rows.masked_fill(_tensor_class.Tensor._wrap(diagonal), 1.0).prod(dim + 1)
 
 
 prod = Op("prod", "ProdBackward0", lambda x: np.prod(x), saves={"self": None, "result": None},
@@ -574,14 +596,13 @@ def _dof(shape, dim, correction):
 def _var_forward(x, dim, correction, keepdim):
     dof = _dof(x.shape, dim, correction)
     if dof <= 0:
-        import warnings
         warnings.warn("var(): degrees of freedom is <= 0. Correction should be strictly less "
                       "than the reduction factor (input numel divided by output numel).",
                       UserWarning, stacklevel=5)
     with np.errstate(all="ignore"):
         mean = np.mean(x, axis=dim, keepdims=True)
         squares = np.sum(np.square(x - mean), axis=dim, keepdims=keepdim)
-        return (squares / np.asarray(builtins.max(dof, 0), dtype=x.dtype)).astype(x.dtype, copy=False)
+        return (squares / np.asarray(np.maximum(dof, 0), dtype=x.dtype)).astype(x.dtype, copy=False)
 
 
 def _keep(g, ctx):
@@ -605,7 +626,7 @@ def _var_backward(g, ctx):
 def _std_backward(g, ctx, result=None):
     # d std = d var / (2 std); a zero std gives a zero gradient, as in PyTorch.
     result = ctx.result if result is None else result
-    g = (g / (result * 2)).masked_fill(_tensor.Tensor._wrap(result._array == 0), 0.0)
+    g = (g / (result * 2)).masked_fill(_tensor_class.Tensor._wrap(result._array == 0), 0.0)
     return _var_backward(g, ctx)
 
 

@@ -20,7 +20,8 @@ import numpy as np
 
 from . import dtypes
 from ._device import check_device as _check_device, device as _device
-from ._tensor import Size as _Size, Tensor as _Tensor
+from ._tensor import Tensor as _Tensor
+from ._tensor_methods import Size as _Size
 
 __all__ = ["save", "load"]
 

@@ -17,11 +17,18 @@ PACKAGE = Path(__file__).resolve().parents[1] / "minigrad"
 CORE_FILES = ("_tensor.py", "_dispatch.py", "autograd/engine.py", "autograd/graph.py",
               "autograd/graph_task.py", "autograd/saved_variable.py", "autograd/function.py",
               "utils/hooks.py")
-CORE_LINE_BUDGET = 1950
+# They held 1485 code lines once the op surface moved to _tensor_methods.py (issue 26).
+# The 215 lines of room are reserved for issue 27: ~90 for custom Function features,
+# anomaly mode and inference mode in function.py, _dispatch.py, _tensor.py and
+# saved_variable.py; ~40 for TorchDispatchMode/TorchFunctionMode calls in apply_op (the
+# modes themselves live outside the core); ~85 spare.
+CORE_LINE_BUDGET = 1700
 
-# Modules that must be in no import cycle.
-ACYCLIC = ("minigrad.autograd.engine", "minigrad.autograd.graph", "minigrad.trace",
-           "minigrad.trace.recorder")
+# Modules that must be in no import cycle: the engine and the graph, the op dispatch and
+# op table (they make tensors through ``_tensor_class``, docs/architecture.md), and the
+# trace recorder.
+ACYCLIC = ("minigrad.autograd.engine", "minigrad.autograd.graph", "minigrad._dispatch", "minigrad._ops",
+           "minigrad.trace", "minigrad.trace.recorder")
 
 
 def _module_files():
@@ -104,7 +111,7 @@ def cycles(graph):
 
 
 @pytest.mark.parametrize("module", ACYCLIC)
-def test_engine_and_graph_are_in_no_import_cycle(module):
+def test_the_core_modules_are_in_no_import_cycle(module):
     graph = import_graph()
     assert module in graph
     for component in cycles(graph):

@@ -313,7 +313,7 @@ def test_engine_order_may_not_borrow_the_engines_count_or_queue(capsys):
 
     def with_engine_counts(loss):
         task = eng.GraphTask(keep_graph=True, create_graph=False)
-        eng._compute_dependencies(task, loss.grad_fn)
+        eng.compute_dependencies(task, loss.grad_fn)
         return engine_order(loss)
 
     def with_ready_queue(loss):
@@ -328,7 +328,7 @@ def test_engine_order_may_not_borrow_the_engines_count_or_queue(capsys):
                     if d[c] == 0:
                         queue.push(c, [])
         return out
-    for answer, part in ((with_engine_counts, "_compute_dependencies"), (with_ready_queue, "ReadyQueue")):
+    for answer, part in ((with_engine_counts, "compute_dependencies"), (with_ready_queue, "ReadyQueue")):
         r = verdict(lesson01.check_engine_order, answer, capsys)
         assert not r and part in r.message and "a list of your own" in r.message
 

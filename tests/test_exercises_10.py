@@ -26,7 +26,7 @@ LEVELS = ("tensor", "retain", "pre", "node", "post_accumulate", "post")
 def engines_count(root):
     """The dependency count taken from minigrad's engine instead of written."""
     task = engine.GraphTask(keep_graph=True, create_graph=False)
-    engine._compute_dependencies(task, root)
+    engine.compute_dependencies(task, root)
     return dict(task.dependencies)
 
 
@@ -118,7 +118,7 @@ def test_stub_is_not_implemented(check, capsys):
 def test_engine_that_runs_minigrads_engine_is_caught(capsys):
     def lazy(root, grad_outputs, keep_graph):
         task = engine.GraphTask(keep_graph, create_graph=False)
-        engine._compute_dependencies(task, root)
+        engine.compute_dependencies(task, root)
         for _ in engine._execute(task, root, grad_outputs):
             pass
     for check in (l10.check_engine_loop, l10.check_full_engine):
@@ -147,7 +147,7 @@ def test_engine_that_runs_minigrads_engine_on_another_thread_is_caught(capsys):
 
 def test_count_dependencies_from_the_engine_is_caught(capsys):
     result = verdict(l10.check_count_dependencies, engines_count, capsys)
-    assert not result and "engine._compute_dependencies" in result.message
+    assert not result and "engine.compute_dependencies" in result.message
     assert "walk next_functions yourself" in result.message
 
 
@@ -168,7 +168,7 @@ def test_engine_built_on_the_engines_parts_is_caught(capsys):
                     deps[child] -= 1
                     if deps[child] == 0:
                         queue.push(child, buffers.pop(child))
-    for answer, part in ((make_engine(count=engines_count), "engine._compute_dependencies"),
+    for answer, part in ((make_engine(count=engines_count), "engine.compute_dependencies"),
                          (on_ready_queue, "engine.ReadyQueue.push")):
         for check in (l10.check_engine_loop, l10.check_full_engine):
             result = verdict(check, answer, capsys)
@@ -360,6 +360,31 @@ def test_an_error_in_the_learners_engine_is_located(capsys):
     result = verdict(l10.check_engine_loop, assumes_an_edge, capsys)
     assert not result and "a leaf as the root" in result.message and "raised IndexError" in result.message
     assert "of your code: first_child = root.next_functions[0]" in result.message
+
+
+def _hook_added_during_the_pass():
+    """A hook on one output of unbind adds a hook to the other output, whose turn at the
+    same node is still ahead: PyTorch runs the new hook in this pass."""
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    a, b = x.unbind(0)
+    log = []
+
+    def on_a(grad):
+        log.append("a")
+        b.register_hook(lambda g: log.append("b, added by a's hook"))
+    a.register_hook(on_a)
+    b.register_hook(lambda g: log.append("b"))
+    (a * 2 + b * 3).backward()
+    return log
+
+
+def test_the_engine_and_the_seam_read_tensor_hooks_alike():
+    """engine.tensor_hooks is what minigrad's engine iterates: each tensor's hooks are read
+    when its turn comes, on both engines."""
+    want = ["a", "b", "b, added by a's hook"]            # PyTorch 2.13's order
+    assert _hook_added_during_the_pass() == want
+    with engine.use(SOL["my_run_backward"]):
+        assert _hook_added_during_the_pass() == want
 
 
 # --- the spec/ claims on the learner's engine ---------------------------------------------------

@@ -116,7 +116,7 @@ class Variable(metaclass=VariableMeta):
     _execution_engine = _ExecutionEngine()
 
     def __new__(cls, data=None, requires_grad=False, volatile=False):
-        from .._tensor import Tensor
+        from .._tensor import Tensor, check_can_require_grad
         if volatile:
             warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` "
                           "instead.", UserWarning, stacklevel=2)
@@ -125,8 +125,8 @@ class Variable(metaclass=VariableMeta):
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
-        if requires_grad and not data.is_floating_point():
-            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        if requires_grad:
+            check_can_require_grad(data._array)
         out = data.detach()
         out.requires_grad = requires_grad
         return out

@@ -17,15 +17,19 @@ One backward pass is a *graph task*:
 
 At one node the order is (``call_function``): tensor hooks, then ``retain_grad``,
 then node pre-hooks, the node itself (AccumulateGrad: accumulate, keeping the
-incoming buffer as ``.grad`` when nothing else holds it, then post-accumulate hooks), the engine's output validation (reduce broadcast gradients,
-cast dtypes), then node post-hooks.
+incoming buffer as ``.grad`` when nothing else holds it, then post-accumulate hooks),
+the engine's output validation (reduce broadcast gradients, cast dtypes), then node
+post-hooks.
 
 The engine is a generator of :class:`EngineEvent` so a pass can be stepped and
 watched (:func:`backward_steps`, :func:`record_events`); ``backward()`` just runs it
 to the end.
 
-Lesson 10 swaps this engine for one the learner writes: :func:`use` and the small
-helper API under "the seam" at the end of this file.
+Lesson 10 swaps this engine for one the learner writes (:func:`use`, "the seam" at
+the end of this file). The learner's engine reads a node through the helpers this
+engine reads it with (``tensor_hooks``, ``store_retained_grads``, ``pre_hooks``,
+``call_node``, ``post_accumulate_hooks``, ``post_hooks``, ``new_input_buffer``), and
+writes its own ``compute_dependencies``, ready queue and ``add_to_input_buffer``.
 """
 import contextlib
 import threading
@@ -48,8 +52,9 @@ __all__ = ["EVENT_KINDS", "EngineEvent", "EngineState", "backward_steps", "recor
            "use", "real_engine_runs", "call_node", "tensor_hooks", "store_retained_grads",
            "pre_hooks", "post_hooks", "post_accumulate_hooks", "new_input_buffer",
            "final_callbacks", "GraphTask", "run_backward",
-           # the engine's parts, as PyTorch's C++ engine names them
-           "GraphRoot", "ReadyQueue", "sum_to"]
+           # the engine's parts, as PyTorch's C++ engine names them (lesson 10 asks for your own)
+           "GraphRoot", "ReadyQueue", "compute_dependencies", "add_to_input_buffer",
+           "validate_outputs", "sum_to"]
 
 #: The kinds of :class:`EngineEvent`, in the order they can occur at one node:
 #: popped from the ready queue; a tensor hook ran; retain_grad stored ``.grad``;
@@ -176,8 +181,9 @@ class ReadyQueue:
 
 
 # --- graph preparation -------------------------------------------------------------------
-def _compute_dependencies(task, root):
-    """Count the edges pointing at each node reachable from ``root``."""
+def compute_dependencies(task, root):
+    """Count the edges pointing at each node reachable from ``root`` into
+    ``task.dependencies`` (PyTorch's ``Engine::compute_dependencies``)."""
     deps = task.dependencies
     seen = task.nodes_in_graph
     stack = [root]
@@ -223,29 +229,76 @@ def _init_to_execute(task, root, input_edges, accumulate_grad):
                 info.setdefault(fn, _ExecInfo()).needed = True
 
 
-# --- running one node ----------------------------------------------------------------------
-def _call_tensor_pre_hooks(fn, inputs):
-    """Tensor hooks (grouped per tensor, in the order tensors got their first hook),
-    then every retain_grad hook, so ``.grad`` holds the fully hooked gradient."""
-    for hooks, nr in list(fn.tensor_pre_hooks()):
+# --- what the engine reads from a node (the seam's helpers too: lesson 10) ---------------
+# PyTorch's ``call_function`` reads a node's hook lists in C++; these helpers read them
+# here, for this engine and for one written in lesson 10 (see "the seam" below), so both
+# run the same code.
+
+def new_input_buffer(node):
+    """A fresh input buffer for ``node``: one None slot per gradient it receives
+    (PyTorch's ``InputBuffer(num_inputs)``)."""
+    return [None] * (len(node._input_metadata) or 1)
+
+
+def add_to_input_buffer(buffer, input_nr, grad):
+    """Add ``grad`` into slot ``input_nr`` of an input buffer, which sums the gradients
+    arriving from several uses (PyTorch's ``InputBuffer::add``). A None gradient adds
+    nothing."""
+    if grad is None:
+        return
+    old = buffer[input_nr]
+    buffer[input_nr] = grad if old is None else old + grad
+
+
+def tensor_hooks(node):
+    """The tensor hooks (``Tensor.register_hook``) to run when ``node`` is popped, as
+    ``(input_nr, hook)`` pairs in the order to run them: grouped per tensor, in the
+    order the tensors got their first hook (PyTorch's ``node.tensor_pre_hooks()``).
+    ``hook(grad_outputs[input_nr])`` returns None or the gradient that replaces it.
+
+    Iterate it while running the hooks: as in PyTorch, each tensor's hooks are read
+    when its turn comes, so a hook may add one to a tensor whose turn is still ahead."""
+    for hooks, nr in list(node.tensor_pre_hooks()):
         for hook in list(hooks.values()):        # a snapshot: removals/additions apply next time
-            grad = inputs[nr]
-            result = hook(grad)
-            yield ("tensor_hook", fn, hook, (grad,), result)
-            if result is None or result is grad:
-                continue
-            _check_tensor_hook_result(hook, grad, result)
-            inputs[nr] = result
-    if fn._retains_grad_hooks:
-        for nr, ref in list(fn._retains_grad_hooks.items()):
-            tensor = ref()
-            if tensor is not None:
-                tensor._store_retained_grad(inputs[nr])
-                yield ("retain_grad", fn, None, (inputs[nr],), None)
-    return inputs
+            yield nr, hook
 
 
-def _validate_outputs(fn, outputs):
+def store_retained_grads(node, grad_outputs):
+    """Run ``node``'s ``retain_grad`` hooks: store ``grad_outputs[i]`` as ``.grad`` of
+    every output tensor that called ``retain_grad()`` (PyTorch's
+    ``node.retains_grad_hooks()``). Returns the slots stored."""
+    stored = []
+    for nr, ref in list((node._retains_grad_hooks or {}).items()):
+        tensor = ref()
+        if tensor is not None:
+            tensor._store_retained_grad(grad_outputs[nr])
+            stored.append(nr)
+    return stored
+
+
+def pre_hooks(node):
+    """``node``'s pre-hooks (``Node.register_prehook``), in registration order:
+    ``hook(grad_outputs)`` returns None or a tuple that replaces them."""
+    return list(node._pre_hooks.values()) if node._pre_hooks else []
+
+
+def post_accumulate_hooks(node):
+    """For an ``AccumulateGrad`` node, its leaf's post-accumulate-grad hooks
+    (``Tensor.register_post_accumulate_grad_hook``), in registration order:
+    ``hook(leaf)`` returns None. Empty for every other node."""
+    if not isinstance(node, _AccumulateGrad):
+        return []
+    hooks = node.variable._post_accumulate_grad_hooks
+    return list(hooks.values()) if hooks else []
+
+
+def post_hooks(node):
+    """``node``'s post-hooks (``Node.register_hook``), in registration order:
+    ``hook(grad_inputs, grad_outputs)`` returns None or a tuple replacing grad_inputs."""
+    return list(node._post_hooks.values()) if node._post_hooks else []
+
+
+def validate_outputs(fn, outputs):
     """PyTorch's ``validate_outputs``: one gradient per next edge, each reduced to the
     shape of the input it belongs to (undoing broadcasting) and cast to its dtype."""
     edges = fn.next_functions
@@ -267,6 +320,20 @@ def _validate_outputs(fn, outputs):
             grad = grad.to(_from_numpy_dtype(dtype))
         outputs[i] = grad
     return outputs
+
+
+def call_node(node, grad_outputs):
+    """Run ``node``'s backward formula on ``grad_outputs`` and return its gradients, a
+    list with one entry (a tensor or None) per ``node.next_functions`` edge, reduced to
+    the shape and dtype each next node expects (PyTorch's ``fn(inputs)`` followed by
+    ``validate_outputs``). No hook runs here: for an ``AccumulateGrad`` node it adds
+    the gradient into ``.grad`` and returns ``[]``; its post-accumulate hooks are yours
+    to call."""
+    if isinstance(node, _AccumulateGrad):
+        node.apply(tuple(grad_outputs), (), run_hooks=False)
+        return []
+    outputs = list(node.apply(tuple(grad_outputs), node._full_needs_input_grad()))
+    return validate_outputs(node, outputs)
 
 
 def sum_to(grad, shape):
@@ -295,6 +362,24 @@ def _expandable(shape, to_shape):
     return all(s == t or s == 1 for s, t in zip(reversed(shape), reversed(to_shape)))
 
 
+# --- running one node ----------------------------------------------------------------------
+def _call_tensor_pre_hooks(fn, inputs):
+    """Tensor hooks (grouped per tensor, in the order tensors got their first hook),
+    then every retain_grad hook, so ``.grad`` holds the fully hooked gradient."""
+    for nr, hook in tensor_hooks(fn):
+        grad = inputs[nr]
+        result = hook(grad)
+        yield ("tensor_hook", fn, hook, (grad,), result)
+        if result is None or result is grad:
+            continue
+        _check_tensor_hook_result(hook, grad, result)
+        inputs[nr] = result
+    if fn._retains_grad_hooks:
+        for nr in store_retained_grads(fn, inputs):
+            yield ("retain_grad", fn, None, (inputs[nr],), None)
+    return inputs
+
+
 def _needs_input_grad(task, fn):
     if task.exec_info is None:
         return fn._full_needs_input_grad()
@@ -308,7 +393,7 @@ def _call_function(task, fn, inputs):
     if fn.tensor_pre_hooks() or fn._retains_grad_hooks:
         inputs = yield from _call_tensor_pre_hooks(fn, inputs)
     if fn._pre_hooks:
-        for hook in list(fn._pre_hooks.values()):
+        for hook in pre_hooks(fn):
             grad_outputs = tuple(inputs)
             result = hook(grad_outputs)
             yield ("pre_hook", fn, hook, (grad_outputs,), result)
@@ -334,12 +419,11 @@ def _call_function(task, fn, inputs):
     # right after .grad was written). Their events are emitted here, after apply returned,
     # so a stepped pass shows them after "apply", before the node's post-hooks.
     if isinstance(fn, _AccumulateGrad):
-        hooks = fn.variable._post_accumulate_grad_hooks
-        for hook in list(hooks.values()) if hooks else ():
+        for hook in post_accumulate_hooks(fn):
             yield ("post_accumulate_hook", fn, hook, (fn.variable,), None)
-    outputs = _validate_outputs(fn, outputs)
+    outputs = validate_outputs(fn, outputs)
     if fn._post_hooks:                       # read again: a hook may be added during apply
-        for hook in list(fn._post_hooks.values()):
+        for hook in post_hooks(fn):
             grad_inputs = tuple(outputs)
             result = hook(grad_inputs, grad_outputs if had_post_hooks else ())
             yield ("post_hook", fn, hook, (grad_inputs, grad_outputs), result)
@@ -374,26 +458,18 @@ def _evaluate_function(task, fn, inputs, queue):
         if buffer is None:
             if exec_info is not None and not (nxt in exec_info and exec_info[nxt].should_execute()):
                 continue                     # pruned: not on a path to a requested input
-            buffer = [None] * len(nxt._input_metadata)
+            buffer = new_input_buffer(nxt)
             buffer[input_nr] = grad          # a new buffer: nothing to sum with yet
             if ready:
                 queue.push(nxt, buffer)
             else:
                 not_ready[nxt] = buffer
         else:
-            _accumulate(buffer, input_nr, grad)
+            add_to_input_buffer(buffer, input_nr, grad)
             if ready:
                 queue.push(nxt, not_ready.pop(nxt))
     # Yielded once the gradients are handed on, so a paused pass shows them queued.
     yield ("node_done", fn, None, tuple(outputs), None)
-
-
-def _accumulate(buffer, index, grad):
-    """The input buffer sums the gradients that arrive from several uses."""
-    if grad is None:
-        return
-    old = buffer[index]
-    buffer[index] = grad if old is None else old + grad
 
 
 # --- a whole pass -----------------------------------------------------------------------------
@@ -422,7 +498,7 @@ def _prepare(roots, grads, keep_graph, create_graph, input_edges=None, accumulat
     else:
         root = GraphRoot(roots, grads)
         buffer = []
-    _compute_dependencies(task, root)
+    compute_dependencies(task, root)
     if input_edges:
         _init_to_execute(task, root, input_edges, accumulate_grad)
         # The root runs only if it leads to an input (PyTorch: a root that cannot reach
@@ -531,8 +607,11 @@ class record_events:
 #
 # A node is read through its public surface (``node.next_functions``,
 # ``node._sequence_nr()``, ``node.name()``, ``node.release_variables()``,
-# ``isinstance(node, AccumulateGrad)``, ``node.variable``) and the helpers below, which
-# stand for what PyTorch's ``call_function`` reads from a ``Node`` in C++.
+# ``isinstance(node, AccumulateGrad)``, ``node.variable``) and the helpers under "what the
+# engine reads from a node" above (this engine runs them too), which stand for what
+# PyTorch's ``call_function`` reads from a ``Node`` in C++. The rest of a pass,
+# ``compute_dependencies``, the ready queue and ``add_to_input_buffer``, is the engine's
+# own work, which a plugged-in engine writes for itself.
 #
 # Scope: ``backward()`` and ``Tensor.backward()``. ``autograd.grad`` and
 # ``backward(inputs=...)`` (which prune the graph and capture gradients) keep running
@@ -561,70 +640,6 @@ def real_engine_runs():
     thread (a pass handed to another thread counts too): a check compares it before and
     after a pass to know which engine ran. No PyTorch counterpart."""
     return _real_runs[0]
-
-
-def new_input_buffer(node):
-    """A fresh input buffer for ``node``: one None slot per gradient it receives
-    (PyTorch's ``InputBuffer(num_inputs)``)."""
-    return [None] * max(len(node._input_metadata), 1)
-
-
-def tensor_hooks(node):
-    """The tensor hooks (``Tensor.register_hook``) to run when ``node`` is popped, as
-    ``(input_nr, hook)`` pairs in the order to run them: grouped per tensor, in the
-    order the tensors got their first hook (PyTorch's ``node.tensor_pre_hooks()``).
-    ``hook(grad_outputs[input_nr])`` returns None or the gradient that replaces it."""
-    return [(nr, hook) for hooks, nr in list(node.tensor_pre_hooks())
-            for hook in list(hooks.values())]
-
-
-def store_retained_grads(node, grad_outputs):
-    """Run ``node``'s ``retain_grad`` hooks: store ``grad_outputs[i]`` as ``.grad`` of
-    every output tensor that called ``retain_grad()`` (PyTorch's
-    ``node.retains_grad_hooks()``). Returns the slots stored."""
-    stored = []
-    for nr, ref in list((node._retains_grad_hooks or {}).items()):
-        tensor = ref()
-        if tensor is not None:
-            tensor._store_retained_grad(grad_outputs[nr])
-            stored.append(nr)
-    return stored
-
-
-def pre_hooks(node):
-    """``node``'s pre-hooks (``Node.register_prehook``), in registration order:
-    ``hook(grad_outputs)`` returns None or a tuple that replaces them."""
-    return list(node._pre_hooks.values()) if node._pre_hooks else []
-
-
-def post_hooks(node):
-    """``node``'s post-hooks (``Node.register_hook``), in registration order:
-    ``hook(grad_inputs, grad_outputs)`` returns None or a tuple replacing grad_inputs."""
-    return list(node._post_hooks.values()) if node._post_hooks else []
-
-
-def post_accumulate_hooks(node):
-    """For an ``AccumulateGrad`` node, its leaf's post-accumulate-grad hooks
-    (``Tensor.register_post_accumulate_grad_hook``), in registration order:
-    ``hook(leaf)`` returns None. Empty for every other node."""
-    if not isinstance(node, _AccumulateGrad):
-        return []
-    hooks = node.variable._post_accumulate_grad_hooks
-    return list(hooks.values()) if hooks else []
-
-
-def call_node(node, grad_outputs):
-    """Run ``node``'s backward formula on ``grad_outputs`` and return its gradients, a
-    list with one entry (a tensor or None) per ``node.next_functions`` edge, reduced to
-    the shape and dtype each next node expects (PyTorch's ``fn(inputs)`` followed by
-    ``validate_outputs``). No hook runs here: for an ``AccumulateGrad`` node it adds
-    the gradient into ``.grad`` and returns ``[]``; its post-accumulate hooks are yours
-    to call."""
-    if isinstance(node, _AccumulateGrad):
-        node.apply(tuple(grad_outputs), (), run_hooks=False)
-        return []
-    outputs = list(node.apply(tuple(grad_outputs), node._full_needs_input_grad()))
-    return _validate_outputs(node, outputs)
 
 
 def final_callbacks():

@@ -46,7 +46,9 @@ __all__ = [
 ]
 
 ACCUMULATE_GRAD_SEQUENCE_NR = 2 ** 64 - 1      # UINT64_MAX: a ready leaf always runs next
-_sequence_nr = itertools.count()
+# Numbers every new node in creation order: PyTorch's ``at::sequence_number``, which is per
+# thread; this one is shared by all threads.
+_next_sequence_nr = itertools.count()
 
 
 def check_tensor_hook_result(hook, old, new):
@@ -97,7 +99,7 @@ class Node:
 
     def __init__(self, next_functions=(), sequence_nr=None):
         self.next_functions = tuple(next_functions)
-        self._seq = next(_sequence_nr) if sequence_nr is None else sequence_nr
+        self._seq = next(_next_sequence_nr) if sequence_nr is None else sequence_nr
         self._input_metadata = []        # (shape, numpy dtype) of each forward output
         self._stored = {}                # PyTorch attribute name -> SavedTensor (``_saved_<name>``)
 

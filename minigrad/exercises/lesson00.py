@@ -10,7 +10,7 @@ import sys
 
 import minigrad as torch
 
-from ..autograd.engine import _compute_dependencies as _compute_dependencies
+from ..autograd.engine import compute_dependencies as _compute_dependencies
 from ..viz import graph_nodes as _graph_nodes
 from . import (Result as _Result, reachable_nodes as _reachable_nodes, run_check as _run_check,
                shortcut_taken as _shortcut_taken)
@@ -79,8 +79,10 @@ def check_count_nodes(count_nodes):
             if got != want:
                 hint = ""
                 if got > want:
-                    hint = " Did you count a node twice? A tensor used twice gives two edges to the same node."
-                elif got == want - sum(1 for n in _reachable_nodes(out.grad_fn) if n.name().endswith("AccumulateGrad")):
+                    hint = (" Did you count a node twice? A tensor used twice gives two edges to the "
+                            "same node.")
+                elif got == want - sum(1 for n in _reachable_nodes(out.grad_fn)
+                                       if n.name().endswith("AccumulateGrad")):
                     hint = " Did you forget the AccumulateGrad nodes of the leaves?"
                 return _Result(False, f"count_nodes({text}) returned {got}, expected {want}.{hint}")
         return _Result(True, f"count_nodes is right on all {len(_examples())} expressions.")

@@ -141,7 +141,7 @@ def check_engine_order(engine_order):
                         "the stepper) and read its order: that is the engine's answer, not yours. "
                         "Simulate it: dependency counts, a list of ready nodes, highest "
                         "_sequence_nr() first.")
-    engine_parts = (_engine._compute_dependencies, _engine.ReadyQueue.push, _engine.ReadyQueue.pop)
+    engine_parts = (_engine.compute_dependencies, _engine.ReadyQueue.push, _engine.ReadyQueue.pop)
 
     def body():
         for text, out, labels in _graphs():

@@ -288,7 +288,7 @@ def check_replay(replay):
         for what, make in cases:
             node, go, gi, shapes = _engine_grad_inputs(make)
             try:
-                with _watch_calls([_engine.call_node, _engine._validate_outputs]) as engine_calls:
+                with _watch_calls([_engine.call_node, _engine.validate_outputs]) as engine_calls:
                     got = replay(node, go, shapes)
             except NotImplementedError:
                 raise

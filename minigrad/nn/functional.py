@@ -1,7 +1,8 @@
 """``torch.nn.functional`` for minigrad: layers and losses as functions.
 
 The ops PyTorch implements as one kernel (and one backward node) are rows of an op
-table here too, in the style of ``minigrad/_ops.py``: ``addmm`` (``AddmmBackward0``,
+table here too, in the style of ``minigrad/_ops.py`` and named as there (the op's name,
+private here: ``_addmm``, ``_convolution``): ``addmm`` (``AddmmBackward0``,
 for ``linear``), ``convolution`` (``ConvolutionBackward0``), ``max_pool2d_with_indices``
 (``MaxPool2DWithIndicesBackward0``), ``im2col`` / ``col2im`` (``Im2ColBackward0`` /
 ``Col2ImBackward0``, i.e. ``unfold`` / ``fold``), ``mse_loss``, ``nll_loss``,
@@ -18,8 +19,9 @@ import numpy as np
 
 from .. import _creation, dtypes
 from .._dispatch import Op as _Op, apply_op as _apply_op
-from .._tensor import Tensor as _Tensor, _as_tensor
-from . import _im2col
+from .._tensor import Tensor as _Tensor
+from .._tensor_methods import _as_tensor
+from ._im2col import fold as _fold, unfold as _unfold, unfold_output_size as _unfold_output_size
 from .modules.utils import _pair
 
 __all__ = [
@@ -38,6 +40,11 @@ def _const(array):
 # The op rows
 # --------------------------------------------------------------------------------------
 
+def _scaled(t, factor):
+    """``t * factor``, or ``t`` itself when the factor is 1 (no ``MulBackward`` node)."""
+    return t * factor if factor != 1 else t
+
+
 def _addmm_forward(bias, mat1, mat2, beta, alpha):
     out = mat1 @ mat2
     if alpha != 1:
@@ -46,54 +53,54 @@ def _addmm_forward(bias, mat1, mat2, beta, alpha):
     return out
 
 
-_addmm_op = _Op("addmm", "AddmmBackward0", _addmm_forward,
-              ("self", "mat1", "mat2"),
-              saves={"mat1": "mat2", "mat2": "mat1"},
-              saved_attrs=("alpha", "beta", "mat1_sym_sizes", "mat1_sym_strides", "mat2_sym_sizes",
-                           "mat2_sym_strides"),
-              grads={"self": lambda g, ctx: g * ctx.beta if ctx.beta != 1 else g,
-                     "mat1": lambda g, ctx: g.mm(ctx.mat2.t()) * ctx.alpha if ctx.alpha != 1 else g.mm(ctx.mat2.t()),
-                     # (g.T @ mat1).T rather than mat1.T @ g, as PyTorch's mm_mat2_backward:
-                     # mat2 is weight.T, so the weight's gradient comes out contiguous.
-                     "mat2": lambda g, ctx: (g.t().mm(ctx.mat1) * ctx.alpha if ctx.alpha != 1 else g.t().mm(ctx.mat1)).t()})
+_addmm = _Op("addmm", "AddmmBackward0", _addmm_forward,
+             ("self", "mat1", "mat2"),
+             saves={"mat1": "mat2", "mat2": "mat1"},
+             saved_attrs=("alpha", "beta", "mat1_sym_sizes", "mat1_sym_strides", "mat2_sym_sizes",
+                          "mat2_sym_strides"),
+             grads={"self": lambda g, ctx: _scaled(g, ctx.beta),
+                    "mat1": lambda g, ctx: _scaled(g.mm(ctx.mat2.t()), ctx.alpha),
+                    # (g.T @ mat1).T rather than mat1.T @ g, as PyTorch's mm_mat2_backward:
+                    # mat2 is weight.T, so the weight's gradient comes out contiguous.
+                    "mat2": lambda g, ctx: _scaled(g.t().mm(ctx.mat1), ctx.alpha).t()})
 
 
 def _im2col_forward(x, kernel_size, dilation, padding, stride):
-    return _im2col.unfold(x, kernel_size, stride, padding, dilation=dilation)
+    return _unfold(x, kernel_size, stride, padding, dilation=dilation)
 
 
 def _col2im_forward(x, output_size, kernel_size, dilation, padding, stride):
-    return _im2col.fold(x, output_size, kernel_size, stride, padding, dilation=dilation)
+    return _fold(x, output_size, kernel_size, stride, padding, dilation=dilation)
 
 
 def _apply_im2col(x, kernel_size, dilation, padding, stride):
-    return _apply_op(_im2col_op, (x,), {"kernel_size": kernel_size, "dilation": dilation,
+    return _apply_op(_im2col, (x,), {"kernel_size": kernel_size, "dilation": dilation,
                                       "padding": padding, "stride": stride})
 
 
 def _apply_col2im(x, output_size, kernel_size, dilation, padding, stride):
-    return _apply_op(_col2im_op, (x,), {"output_size": tuple(output_size), "kernel_size": kernel_size,
+    return _apply_op(_col2im, (x,), {"output_size": tuple(output_size), "kernel_size": kernel_size,
                                       "dilation": dilation, "padding": padding, "stride": stride})
 
 
 # unfold and fold are adjoint: each one's backward is the other.
-_im2col_op = _Op("im2col", "Im2ColBackward0", _im2col_forward,
-               saved_attrs=("dilation", "kernel_size", "padding", "self_sym_argsize_minus_1",
-                            "self_sym_argsize_minus_2", "stride"),
-               grads={"self": lambda g, ctx: _apply_col2im(
-                   g, (ctx.self_sym_argsize_minus_2, ctx.self_sym_argsize_minus_1), ctx.kernel_size,
-                   ctx.dilation, ctx.padding, ctx.stride)})
-_col2im_op = _Op("col2im", "Col2ImBackward0", _col2im_forward,
-               saved_attrs=("dilation", "kernel_size", "padding", "stride"),
-               grads={"self": lambda g, ctx: _apply_im2col(
-                   g, ctx.kernel_size, ctx.dilation, ctx.padding, ctx.stride)})
+_im2col = _Op("im2col", "Im2ColBackward0", _im2col_forward,
+              saved_attrs=("dilation", "kernel_size", "padding", "self_sym_argsize_minus_1",
+                           "self_sym_argsize_minus_2", "stride"),
+              grads={"self": lambda g, ctx: _apply_col2im(
+                  g, (ctx.self_sym_argsize_minus_2, ctx.self_sym_argsize_minus_1), ctx.kernel_size,
+                  ctx.dilation, ctx.padding, ctx.stride)})
+_col2im = _Op("col2im", "Col2ImBackward0", _col2im_forward,
+              saved_attrs=("dilation", "kernel_size", "padding", "stride"),
+              grads={"self": lambda g, ctx: _apply_im2col(
+                  g, ctx.kernel_size, ctx.dilation, ctx.padding, ctx.stride)})
 
 
 def _conv_forward(x, weight, bias, stride, padding, dilation, groups, transposed, output_padding):
     n, _, h, w = x.shape
     c_out, _, kh, kw = weight.shape
-    cols = _im2col.unfold(x, (kh, kw), stride, padding, dilation=dilation)   # [N, C*kh*kw, L]
-    oh, ow = _im2col.unfold_output_size((h, w), (kh, kw), stride, padding, dilation)
+    cols = _unfold(x, (kh, kw), stride, padding, dilation=dilation)   # [N, C*kh*kw, L]
+    oh, ow = _unfold_output_size((h, w), (kh, kw), stride, padding, dilation)
     y = np.matmul(weight.reshape(c_out, -1), cols)                           # [N, C_out, L]
     y = y.reshape(n, c_out, oh, ow)
     return y + bias.reshape(1, c_out, 1, 1) if bias.size else y      # (no bias: an empty one)
@@ -115,21 +122,21 @@ def _conv_grad_weight(g, ctx):
     return dw.reshape(w_shape)
 
 
-_convolution_op = _Op("convolution", "ConvolutionBackward0", _conv_forward, ("input", "weight", "bias"),
-                    saves={"input": None, "weight": None},   # one formula for all three, as PyTorch's
-                    saved_attrs=("bias_sym_sizes_opt", "dilation", "groups", "output_padding",
-                                 "padding", "stride", "transposed"),
-                    grads={"input": _conv_grad_input, "weight": _conv_grad_weight,
-                           "bias": lambda g, ctx: g.sum((0, 2, 3))})
+_convolution = _Op("convolution", "ConvolutionBackward0", _conv_forward, ("input", "weight", "bias"),
+                   saves={"input": None, "weight": None},   # one formula for all three, as PyTorch's
+                   saved_attrs=("bias_sym_sizes_opt", "dilation", "groups", "output_padding",
+                                "padding", "stride", "transposed"),
+                   grads={"input": _conv_grad_input, "weight": _conv_grad_weight,
+                          "bias": lambda g, ctx: g.sum((0, 2, 3))})
 
 
 def _max_pool_forward(x, kernel_size, stride, padding, dilation, ceil_mode):
     stride = stride or kernel_size      # PyTorch keeps stride=None as (), meaning "the kernel size"
     n, c, h, w = x.shape
     kh, kw = kernel_size
-    oh, ow = _im2col.unfold_output_size((h, w), kernel_size, stride, padding, dilation)
+    oh, ow = _unfold_output_size((h, w), kernel_size, stride, padding, dilation)
     pad = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-    cols = _im2col.unfold(x, kernel_size, stride, padding, dilation=dilation, pad_value=pad)
+    cols = _unfold(x, kernel_size, stride, padding, dilation=dilation, pad_value=pad)
     cols = cols.reshape(n, c, kh * kw, oh * ow)
     arg = cols.argmax(axis=2)                                            # [N, C, L]
     values = np.take_along_axis(cols, arg[:, :, None, :], axis=2)[:, :, 0, :]
@@ -177,10 +184,10 @@ def _max_pool_backward(grads, ctx):
                          ctx.dilation, ctx.padding, stride)
 
 
-_max_pool2d_op = _Op("max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0", _max_pool_forward,
-                   multi_output=True, saves={"self": None, "result1": None},
-                   saved_attrs=("ceil_mode", "dilation", "kernel_size", "padding", "stride"),
-                   grads={"self": _max_pool_backward})
+_max_pool2d_with_indices = _Op("max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0",
+                               _max_pool_forward, multi_output=True, saves={"self": None, "result1": None},
+                               saved_attrs=("ceil_mode", "dilation", "kernel_size", "padding", "stride"),
+                               grads={"self": _max_pool_backward})
 
 
 # PyTorch's at::Reduction: nodes save the reduction as this number.
@@ -200,7 +207,7 @@ def _mse_backward_forward(g, x, target, reduction):
 def _mse_backward(g, x, target, reduction):
     """``mse_loss_backward``, one op as in PyTorch (``MseLossBackwardBackward0`` under
     ``create_graph``); the target's gradient is the same op with the roles swapped."""
-    return _apply_op(_mse_loss_backward_op, (g, x, target), {"reduction": reduction})
+    return _apply_op(_mse_loss_backward, (g, x, target), {"reduction": reduction})
 
 
 def _mse_second(gg, ctx, sign):
@@ -208,11 +215,11 @@ def _mse_second(gg, ctx, sign):
     return gg * ctx.grad_output * (sign * scale)
 
 
-_mse_loss_op = _Op("mse_loss", "MseLossBackward0", _mse_forward, ("self", "target"),
-                 saves={"self": None, "target": None}, saved_attrs=("reduction",),
-                 grads={"self": lambda g, ctx: _mse_backward(g, ctx.self, ctx.target, ctx.reduction),
-                        "target": lambda g, ctx: _mse_backward(g, ctx.target, ctx.self, ctx.reduction)})
-_mse_loss_backward_op = _Op(
+_mse_loss = _Op("mse_loss", "MseLossBackward0", _mse_forward, ("self", "target"),
+                saves={"self": None, "target": None}, saved_attrs=("reduction",),
+                grads={"self": lambda g, ctx: _mse_backward(g, ctx.self, ctx.target, ctx.reduction),
+                       "target": lambda g, ctx: _mse_backward(g, ctx.target, ctx.self, ctx.reduction)})
+_mse_loss_backward = _Op(
     "mse_loss_backward", "MseLossBackwardBackward0", _mse_backward_forward,
     ("grad_output", "self", "target"), saves={"grad_output": None, "self": None, "target": None},
     saved_attrs=("reduction",),
@@ -257,9 +264,9 @@ def _nll_backward(g, ctx):
 
 # ``pick`` is the [N, C] matrix of per-sample weights (one non-zero per row) that forward
 # and backward share; ``target``, ``weight`` and ``total_weight`` are what PyTorch saves.
-_nll_loss_op = _Op("nll_loss", "NllLossBackward0", _nll_forward, saves={"self": None},
-                 saved_attrs=("ignore_index", "reduction", "target", "total_weight", "weight"),
-                 grads={"self": _nll_backward})
+_nll_loss = _Op("nll_loss", "NllLossBackward0", _nll_forward, saves={"self": None},
+                saved_attrs=("ignore_index", "reduction", "target", "total_weight", "weight"),
+                grads={"self": _nll_backward})
 
 
 def _ln_dims(x_ndim, normalized_shape):
@@ -294,13 +301,14 @@ def _ln_grad_input(grads, ctx):
     return rstd * (gw - gw.mean(dims, keepdim=True) - xhat * (gw * xhat).mean(dims, keepdim=True))
 
 
-_layer_norm_op = _Op("native_layer_norm", "NativeLayerNormBackward0", _ln_forward,
-                   ("input", "weight", "bias"), multi_output=True,
-                   saves={"bias": None, "input": None, "weight": None, "result1": None, "result2": None},
-                   saved_attrs=("normalized_shape",),
-                   grads={"input": _ln_grad_input,
-                          "weight": lambda grads, ctx: grads[0] * _ln_xhat(ctx)[0],
-                          "bias": lambda grads, ctx: grads[0]})
+_native_layer_norm = _Op("native_layer_norm", "NativeLayerNormBackward0", _ln_forward,
+                         ("input", "weight", "bias"), multi_output=True,
+                         saves={"bias": None, "input": None, "weight": None, "result1": None,
+                                "result2": None},
+                         saved_attrs=("normalized_shape",),
+                         grads={"input": _ln_grad_input,
+                                "weight": lambda grads, ctx: grads[0] * _ln_xhat(ctx)[0],
+                                "bias": lambda grads, ctx: grads[0]})
 
 
 def _bn_shape(x_ndim):
@@ -345,11 +353,11 @@ def _bn_grad_input(g, ctx):
 # PyTorch's native_batch_norm returns (output, save_mean, save_invstd) and saves input,
 # weight, running_mean, running_var, result1 (= save_mean) and result2 (= save_invstd);
 # ``batch_norm`` below saves them in that order (the row's ``saves`` is empty for that).
-_batch_norm_op = _Op("native_batch_norm", "NativeBatchNormBackward0", _bn_forward,
-                   ("input", "weight", "bias"), saved_attrs=("eps", "training"),
-                   grads={"input": _bn_grad_input,
-                          "weight": lambda g, ctx: (g * _bn_xhat(ctx)[0]).sum(_bn_shape(g.dim())[1]),
-                          "bias": lambda g, ctx: g.sum(_bn_shape(g.dim())[1])})
+_native_batch_norm = _Op("native_batch_norm", "NativeBatchNormBackward0", _bn_forward,
+                         ("input", "weight", "bias"), saved_attrs=("eps", "training"),
+                         grads={"input": _bn_grad_input,
+                                "weight": lambda g, ctx: (g * _bn_xhat(ctx)[0]).sum(_bn_shape(g.dim())[1]),
+                                "bias": lambda g, ctx: g.sum(_bn_shape(g.dim())[1])})
 
 
 # --------------------------------------------------------------------------------------
@@ -361,11 +369,11 @@ def linear(input, weight, bias=None):
     ``addmm`` (node ``AddmmBackward0``, saving ``mat1`` = input, ``mat2`` = weight.T),
     as in PyTorch; another contiguous input with a bias is viewed as 2-D around it."""
     if input.dim() == 2 and bias is not None:
-        return _apply_op(_addmm_op, (bias, input, weight.t()), {"beta": 1, "alpha": 1})
+        return _apply_op(_addmm, (bias, input, weight.t()), {"beta": 1, "alpha": 1})
     if bias is not None and input.dim() > 0 and bias.dim() == 1 and input._array.flags.c_contiguous:
         # PyTorch's _flatten_nd_linear: any other contiguous input is flattened to 2-D
         # (ViewBackward0), goes through one addmm, and is viewed back (ViewBackward0).
-        flat = _apply_op(_addmm_op, (bias, input.reshape(-1, input.shape[-1]), weight.t()),
+        flat = _apply_op(_addmm, (bias, input.reshape(-1, input.shape[-1]), weight.t()),
                         {"beta": 1, "alpha": 1})
         return flat.view(*input.shape[:-1], flat.shape[-1])
     out = input.matmul(weight.t())
@@ -431,23 +439,23 @@ def _gelu_pdf(x):
 def _gelu_double_backward(gg, ctx, wrt):
     # gelu''(x) = pdf(x) * (2 - x**2)
     if wrt == "grad_output":
-        return _apply_op(_gelu_backward_op, (gg, ctx.self), {"approximate": ctx.approximate})
+        return _apply_op(_gelu_backward, (gg, ctx.self), {"approximate": ctx.approximate})
     x = ctx.self._array.astype(np.float64)
     second = _const((_gelu_pdf(x) * (2.0 - x * x)).astype(ctx.self._array.dtype))
     return gg * ctx.grad_output * second
 
 
-_gelu_backward_op = _Op("gelu_backward", "GeluBackwardBackward0",
-                      _in_float64(lambda g, x, approximate: g * (_gelu_cdf(x) + x * _gelu_pdf(x))),
-                      ("grad_output", "self"), saves={"grad_output": None, "self": None},
-                      saved_attrs=("approximate",),
-                      grads={"grad_output": lambda gg, ctx: _gelu_double_backward(gg, ctx, "grad_output"),
-                             "self": lambda gg, ctx: _gelu_double_backward(gg, ctx, "self")})
+_gelu_backward = _Op("gelu_backward", "GeluBackwardBackward0",
+                     _in_float64(lambda g, x, approximate: g * (_gelu_cdf(x) + x * _gelu_pdf(x))),
+                     ("grad_output", "self"), saves={"grad_output": None, "self": None},
+                     saved_attrs=("approximate",),
+                     grads={"grad_output": lambda gg, ctx: _gelu_double_backward(gg, ctx, "grad_output"),
+                            "self": lambda gg, ctx: _gelu_double_backward(gg, ctx, "self")})
 
-_gelu_op = _Op("gelu", "GeluBackward0", _in_float64(lambda x, approximate: x * _gelu_cdf(x)),
-             saves={"self": None}, saved_attrs=("approximate",),
-             grads={"self": lambda g, ctx: _apply_op(_gelu_backward_op, (g, ctx.self),
-                                                  {"approximate": ctx.approximate})})
+_gelu = _Op("gelu", "GeluBackward0", _in_float64(lambda x, approximate: x * _gelu_cdf(x)),
+            saves={"self": None}, saved_attrs=("approximate",),
+            grads={"self": lambda g, ctx: _apply_op(_gelu_backward, (g, ctx.self),
+                                                 {"approximate": ctx.approximate})})
 
 
 def gelu(input, approximate="none"):
@@ -455,10 +463,10 @@ def gelu(input, approximate="none"):
     supported yet."""
     if approximate != "none":
         raise NotImplementedError(f"minigrad's gelu supports approximate='none' only, got {approximate!r}")
-    return _apply_op(_gelu_op, (input,), {"approximate": approximate})
+    return _apply_op(_gelu, (input,), {"approximate": approximate})
 
 
-def _embedding_dense_backward(g, indices, num_weights, padding_idx, scale_grad_by_freq):
+def _embedding_dense_backward_forward(g, indices, num_weights, padding_idx, scale_grad_by_freq):
     """grad_weight: each looked-up row of ``g`` added into its row of a zero
     [num_weights, dim] array; none for padding_idx, divided by the count with
     scale_grad_by_freq."""
@@ -476,7 +484,7 @@ def _embedding_dense_backward(g, indices, num_weights, padding_idx, scale_grad_b
 def _embedding_double_backward(gg, ctx):
     # PyTorch's embedding_dense_double_backward: the rows of gg picked by indices, none for
     # padding_idx (it ignores scale_grad_by_freq, and so does this).
-    picked = _apply_op(_embedding_op, (gg,), {"indices": ctx.indices, "padding_idx": -1,
+    picked = _apply_op(_embedding, (gg,), {"indices": ctx.indices, "padding_idx": -1,
                                             "scale_grad_by_freq": False, "sparse": False})
     if ctx.padding_idx >= 0:
         keep = (ctx.indices._array != ctx.padding_idx)[..., None].astype(gg._array.dtype)
@@ -484,19 +492,19 @@ def _embedding_double_backward(gg, ctx):
     return picked
 
 
-_embedding_dense_backward_op = _Op(
-    "embedding_dense_backward", "EmbeddingDenseBackwardBackward0", _embedding_dense_backward,
+_embedding_dense_backward = _Op(
+    "embedding_dense_backward", "EmbeddingDenseBackwardBackward0", _embedding_dense_backward_forward,
     ("grad_output",), saved_attrs=("indices", "padding_idx"),
     grads={"grad_output": _embedding_double_backward})
 
-_embedding_op = _Op("embedding", "EmbeddingBackward0",
-                  lambda weight, indices, padding_idx, scale_grad_by_freq, sparse: weight[indices._array],
-                  ("weight",), saved_attrs=("indices", "padding_idx", "scale_grad_by_freq", "sparse",
-                                            "weight_sym_argsize_0"),
-                  grads={"weight": lambda g, ctx: _apply_op(
-                      _embedding_dense_backward_op, (g,),
-                      {"indices": ctx.indices, "num_weights": ctx.weight_sym_argsize_0,
-                       "padding_idx": ctx.padding_idx, "scale_grad_by_freq": ctx.scale_grad_by_freq})})
+_embedding = _Op("embedding", "EmbeddingBackward0",
+                 lambda weight, indices, padding_idx, scale_grad_by_freq, sparse: weight[indices._array],
+                 ("weight",), saved_attrs=("indices", "padding_idx", "scale_grad_by_freq", "sparse",
+                                           "weight_sym_argsize_0"),
+                 grads={"weight": lambda g, ctx: _apply_op(
+                     _embedding_dense_backward, (g,),
+                     {"indices": ctx.indices, "num_weights": ctx.weight_sym_argsize_0,
+                      "padding_idx": ctx.padding_idx, "scale_grad_by_freq": ctx.scale_grad_by_freq})})
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
@@ -515,7 +523,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         padding_idx = -1
     elif padding_idx < 0:
         padding_idx += weight.shape[0]
-    return _apply_op(_embedding_op, (weight,), {"indices": input, "padding_idx": padding_idx,
+    return _apply_op(_embedding, (weight,), {"indices": input, "padding_idx": padding_idx,
                                               "scale_grad_by_freq": scale_grad_by_freq,
                                               "sparse": sparse})
 
@@ -565,7 +573,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         padding = (dilation[0] * (kh - 1) // 2, dilation[1] * (kw - 1) // 2)
     if bias is None:    # an empty constant: the node still has its three edges, (None, 0) last
         bias = _Tensor._wrap(np.zeros(0, dtype=weight._array.dtype))
-    out = _apply_op(_convolution_op, (input, weight, bias),
+    out = _apply_op(_convolution, (input, weight, bias),
                    {"stride": _pair(stride), "padding": _pair(padding), "dilation": dilation,
                     "groups": groups, "transposed": False, "output_padding": (0, 0)})
     return out.squeeze(0) if unbatched else out
@@ -582,7 +590,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     unbatched = input.dim() == 3
     if unbatched:
         input = input.unsqueeze(0)
-    out, indices = _apply_op(_max_pool2d_op, (input,),
+    out, indices = _apply_op(_max_pool2d_with_indices, (input,),
                             {"kernel_size": kernel_size, "stride": stride, "padding": _pair(padding),
                              "dilation": _pair(dilation), "ceil_mode": ceil_mode})
     if unbatched:
@@ -608,7 +616,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
                       f"({input.shape}). This will likely lead to incorrect results due to "
                       "broadcasting. Please ensure they have the same size.", stacklevel=2)
         input, target = _broadcast_pair(input, target)
-    return _apply_op(_mse_loss_op, (input, target), {"reduction": _REDUCTION[reduction]})
+    return _apply_op(_mse_loss, (input, target), {"reduction": _REDUCTION[reduction]})
 
 
 def _broadcast_pair(a, b):
@@ -619,7 +627,8 @@ def _broadcast_pair(a, b):
 def _target_array(target):
     t = target._array if isinstance(target, _Tensor) else np.asarray(target)
     if t.dtype.kind not in "iu":
-        raise RuntimeError(f"expected scalar type Long but found {target.dtype if isinstance(target, _Tensor) else t.dtype}")
+        found = target.dtype if isinstance(target, _Tensor) else t.dtype
+        raise RuntimeError(f"expected scalar type Long but found {found}")
     return t.astype(np.int64)
 
 
@@ -641,7 +650,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
                          f"({t.shape[0]}).")
     pick = _nll_pick(tuple(input.shape), t, w, ignore_index).astype(input._array.dtype)
     total = pick.sum() if reduction != "none" else 0.0
-    return _apply_op(_nll_loss_op, (input,), {
+    return _apply_op(_nll_loss, (input,), {
         "pick": pick, "total_weight": _Tensor._wrap(np.asarray(total, dtype=input._array.dtype)),
         "target": _Tensor._wrap(t), "weight": None if w is None else _Tensor._wrap(w),
         "reduction": _REDUCTION[reduction], "ignore_index": ignore_index})
@@ -691,7 +700,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     dtype = input._array.dtype
     w = weight if weight is not None else _Tensor._wrap(np.ones(normalized_shape, dtype=dtype))
     b = bias if bias is not None else _Tensor._wrap(np.zeros(normalized_shape, dtype=dtype))
-    out = _apply_op(_layer_norm_op, (input, w, b), {"normalized_shape": normalized_shape, "eps": eps})[0]
+    out = _apply_op(_native_layer_norm, (input, w, b), {"normalized_shape": normalized_shape, "eps": eps})[0]
     node = out.grad_fn
     if node is not None:
         if weight is None:
@@ -757,10 +766,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
     w = weight if weight is not None else _Tensor._wrap(np.ones(channels, dtype=dtype))
     b = bias if bias is not None else _Tensor._wrap(np.zeros(channels, dtype=dtype))
-    out = _apply_op(_batch_norm_op, (input, w, b),
+    out = _apply_op(_native_batch_norm, (input, w, b),
                    {"training": bool(training), "eps": eps, "stats": (mean, invstd)})
     node = out.grad_fn
-    if node is not None and node._op is _batch_norm_op:
+    if node is not None and node._op is _native_batch_norm:
         if training:
             result1, result2 = (_Tensor._wrap(a.astype(dtype)) for a in (mean, invstd))
         else:

@@ -9,7 +9,7 @@ all that makes it special. It shares the data of the tensor it wraps.
 """
 import numpy as np
 
-from .._tensor import Tensor as _Tensor
+from .._tensor import Tensor as _Tensor, check_can_require_grad as _check_can_require_grad
 
 __all__ = ["Parameter", "Buffer"]
 
@@ -24,6 +24,8 @@ class Parameter(_Tensor):
             data = data._array
         else:
             data = np.asarray(data)
+        if requires_grad:
+            _check_can_require_grad(data)
         p = cls._wrap(data)
         p.requires_grad = requires_grad
         return p

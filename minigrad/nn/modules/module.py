@@ -973,4 +973,3 @@ def _typename(obj):
         return obj.type()
     return type(obj).__module__ + "." + type(obj).__qualname__ \
         if type(obj).__module__ not in ("builtins",) else type(obj).__name__
-

@@ -32,6 +32,14 @@ def set_attr():
 show_err("int64 tensor .requires_grad = True", set_attr)
 show_err("arange(3) requires_grad", lambda: torch.arange(3).requires_grad_())
 print("requires_grad_(False) on int is fine:", i.requires_grad_(False).requires_grad)
+# Factories and wrappers word it as tensor() does (capital O, "and complex dtype").
+show_err("ones(int64) requires_grad", lambda: torch.ones(2, dtype=torch.int64, requires_grad=True))
+show_err("arange(3, requires_grad=True)", lambda: torch.arange(3, requires_grad=True))
+show_err("zeros_like(int, requires_grad=True)", lambda: torch.zeros_like(i, requires_grad=True))
+show_err("full((2,), 1, requires_grad=True)", lambda: torch.full((2,), 1, requires_grad=True))
+show_err("nn.Parameter(int tensor)", lambda: torch.nn.Parameter(i))
+show_err("autograd.Variable(int, requires_grad=True)", lambda: torch.autograd.Variable(i, requires_grad=True))
+show_err("bool tensor .requires_grad_()", lambda: torch.zeros(2, dtype=torch.bool).requires_grad_())
 
 x = torch.tensor([1., 2., 3.], requires_grad=True)
 c = x > 1.5
