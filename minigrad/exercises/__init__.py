@@ -58,7 +58,8 @@ class Result:
     def __repr__(self):
         return ("✅ " if self.ok else "❌ ") + self.message
 
-    _repr_pretty_ = lambda self, p, cycle: p.text(repr(self))
+    def _repr_pretty_(self, p, cycle):
+        p.text(repr(self))
 
 
 def run_check(name, body):

@@ -99,18 +99,6 @@ class SqrtLog(autograd.Function):
         return grad / a.log().sqrt()
 
 
-class ZeroTimesInf(autograd.Function):
-    """Identity forward; backward multiplies by 0 * inf = NaN."""
-
-    @staticmethod
-    def forward(ctx, a):
-        return a * 1.0
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad * 0.0 * float("inf")
-
-
 class Harmless(autograd.Function):
     """Identity forward and backward: a custom Function that never makes NaN."""
 
@@ -121,6 +109,14 @@ class Harmless(autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         return grad
+
+
+class ZeroTimesInf(Harmless):
+    """Identity forward; backward multiplies by 0 * inf = NaN."""
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0.0 * float("inf")
 
 
 class NaNForOther(autograd.Function):

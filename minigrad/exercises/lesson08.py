@@ -18,10 +18,12 @@ import numpy as np
 from .. import _creation, models, nn
 from ..autograd import grad as _autograd_grad
 from ..grad_mode import no_grad as _no_grad
-from . import (Result as _Result, compare_values as _compare_values,
-               unless_hooks_left as _unless_hooks_left,
-               judge_predicted_order as _judge_predicted_order, run_check as _run_check,
-               watch_calls as _watch_calls)
+from . import Result as _Result
+from . import compare_values as _compare_values
+from . import unless_hooks_left as _unless_hooks_left
+from . import judge_predicted_order as _judge_predicted_order
+from . import run_check as _run_check
+from . import watch_calls as _watch_calls
 
 __all__ = ["check_module_hook_order", "check_gradient_reversal", "check_grad_cam_pp",
            "MODULE_HOOK_EVENTS"]

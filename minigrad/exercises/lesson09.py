@@ -21,10 +21,12 @@ from ..autograd import graph as autograd_graph
 from ..autograd import saved_variable
 from ..autograd import op_hooks
 from ..nn.modules import module as module_mod
-from . import (Result as _Result, compare_values as _compare_values,
-               unless_hooks_left as _unless_hooks_left,
-               judge_returned_handles as _judge_returned_handles, run_check as _run_check,
-               watch_calls as _watch_calls)
+from . import Result as _Result
+from . import compare_values as _compare_values
+from . import unless_hooks_left as _unless_hooks_left
+from . import judge_returned_handles as _judge_returned_handles
+from . import run_check as _run_check
+from . import watch_calls as _watch_calls
 
 __all__ = ["check_module_op_trace", "check_saved_bytes_per_module", "check_prefetching_fsdp",
            "trace_model"]
