@@ -106,7 +106,16 @@ def _clamp_backward(g, ctx):
         keep &= x >= ctx.min
     if ctx.max is not None:
         keep &= x <= ctx.max
-    return g * _mask(keep, g)
+    return _where_zero(keep, g)
+
+
+def _where_zero(keep, g, zero_where=False):
+    """PyTorch's ``where(keep, grad, 0)`` (or ``where(keep, 0, grad)`` with `zero_where`):
+    a masked-out gradient is +0, where multiplying by a mask would give -0.0 for a negative
+    gradient, and a ``create_graph=True`` backward records PyTorch's ``WhereBackward0``."""
+    zero = _tensor_class.Tensor._wrap(np.zeros((), dtype=g._array.dtype))
+    condition = _tensor_class.Tensor._wrap(np.broadcast_to(keep, g._array.shape))
+    return apply_op(where, (zero, g) if zero_where else (g, zero), {"condition": condition})
 
 
 def _softmax(x, dim):
@@ -213,9 +222,8 @@ maximum = Op("maximum", "MaximumBackward0", np.maximum, ("self", "other"),
                     + g * _mask(ctx.self._array == ctx.other._array, g) * 0.5})
 where = Op("where", "WhereBackward0", lambda a, b, condition: np.where(condition._array, a, b),
            ("self", "other"), saved_attrs=("condition",),
-           grads={"self": lambda g, ctx: g * _mask(np.broadcast_to(ctx.condition._array, g._array.shape), g),
-                  "other": lambda g, ctx: g * _mask(np.broadcast_to(~ctx.condition._array, g._array.shape),
-                                                    g)})
+           grads={"self": lambda g, ctx: _where_zero(ctx.condition._array, g),
+                  "other": lambda g, ctx: _where_zero(ctx.condition._array, g, zero_where=True)})
 masked_fill = Op("masked_fill", "MaskedFillBackward0",
                  lambda x, mask, value: np.where(mask._array, np.asarray(value, dtype=x.dtype), x),
                  saved_attrs=("mask",),
