@@ -30,7 +30,6 @@ TIMEOUT = 600  # seconds for the whole corpus, per framework
 TORCH_AVAILABLE = importlib.util.find_spec("torch") is not None
 
 _FUNCTION = "custom Function and anomaly mode in full (the 'function' branch)"
-_MODOPT = "module state_dict hooks and optimizer hooks (the 'modopt' branch)"
 _APIS = "autograd.functional, weight_norm, spectral_norm, parametrize (the 'apis' branch)"
 _MODES = "TorchDispatchMode, TorchFunctionMode and FlopCounterMode are not implemented yet"
 _NUMPY_WARNS = "numpy's 'invalid value encountered' RuntimeWarning reaches stderr where PyTorch is silent"
@@ -43,13 +42,6 @@ KNOWN_DIFFERENCES = {
     "c98_once_differentiable.py": _FUNCTION + ": @once_differentiable runs backward under no_grad",
     "c101_strip_module_prefix.py": "nn.DataParallel is not implemented (on a CPU-only machine "
                                    "PyTorch's just calls the wrapped module)",
-    "c102_legacy_keys_load_pre_hook.py": _MODOPT + ": Module._register_load_state_dict_pre_hook",
-    "c103_state_dict_hook_timing.py": _MODOPT + ": Module._register_state_dict_hook",
-    "c107_step_pre_post_hooks.py": _MODOPT + ": Optimizer.register_step_pre_hook / post_hook",
-    "c108_global_optimizer_step_hooks.py": _MODOPT + ": register_optimizer_step_pre_hook / post_hook",
-    "c109_ema_shadow_step_post_hook.py": _MODOPT + ": Optimizer.register_step_post_hook",
-    "c111_optimizer_load_state_dict_hooks.py": _MODOPT + ": the optimizer's state_dict and "
-                                               "load_state_dict pre/post hooks",
     "c113_printing_dispatch_mode.py": _MODES + " (torch.utils._python_dispatch)",
     "c114_logging_mode_with_state.py": _MODES + " (torch.utils._python_dispatch)",
     "c115_flop_counter_mode.py": _MODES + " (torch.utils.flop_counter)",
