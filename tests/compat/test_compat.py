@@ -29,7 +29,7 @@ RUNNER = HERE / "corpus_runner.py"
 TIMEOUT = 600  # seconds for the whole corpus, per framework
 TORCH_AVAILABLE = importlib.util.find_spec("torch") is not None
 
-_FUNCTION = "custom Function and anomaly mode in full (the 'function' branch)"
+_FUNCTION = "custom Function, anomaly mode and inference mode in full (the 'function' branch)"
 _APIS = "autograd.functional, weight_norm, spectral_norm, parametrize (the 'apis' branch)"
 _MODES = "TorchDispatchMode, TorchFunctionMode and FlopCounterMode are not implemented yet"
 _NUMPY_WARNS = "numpy's 'invalid value encountered' RuntimeWarning reaches stderr where PyTorch is silent"
@@ -57,6 +57,10 @@ KNOWN_DIFFERENCES = {
                                             "set_detect_anomaly(mode, check_nan) as a context manager",
     "c124_inplace_error_anomaly_hint.py": _FUNCTION + ": the forward traceback in 'Error detected in'",
     "c125_functional_vjp.py": _APIS + ": vjp",
+    "c137_inference_mode_self_condition.py": _FUNCTION + ": inference tensors (is_inference, "
+                                             "'Inference tensors cannot be saved for backward')",
+    "c138_inference_tensor_inplace_outside.py": _FUNCTION + ": inference tensors refuse in-place "
+                                                "updates outside inference_mode",
     "c126_functional_jvp.py": _APIS + ": jvp",
     "c127_functional_hvp_vhp.py": _APIS + ": hvp, vhp",
     "c128_functional_strict_errors.py": _APIS + ": vjp and jacobian with strict=True",
