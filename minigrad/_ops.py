@@ -227,8 +227,7 @@ where = Op("where", "WhereBackward0", lambda a, b, condition: np.where(condition
 masked_fill = Op("masked_fill", "MaskedFillBackward0",
                  lambda x, mask, value: np.where(mask._array, np.asarray(value, dtype=x.dtype), x),
                  saved_attrs=("mask",),
-                 grads={"self": lambda g, ctx: g * _mask(np.broadcast_to(~ctx.mask._array, g._array.shape),
-                                                         g)})
+                 grads={"self": lambda g, ctx: apply_op(masked_fill, (g,), {"mask": ctx.mask, "value": 0})})
 
 # --- elementwise functions ------------------------------------------------------------------
 exp = Op("exp", "ExpBackward0", _precise(np.exp), saves={"result": None},

@@ -197,16 +197,17 @@ def test_the_comparison_can_fail(case):
 MASKED_GRADIENT_OPS = {
     "clamp": lambda T, x: x.clamp(-1.0, 1.0),
     "where": lambda T, x: T.where(T.tensor([True, False, True, False]), x, T.tensor(0.5)),
+    "masked_fill": lambda T, x: x.masked_fill(T.tensor([False, True, False, True]), 5.0),
 }
 
 
 @pytest.mark.torch
 @pytest.mark.parametrize("op", sorted(MASKED_GRADIENT_OPS))
-def test_masked_out_gradient_is_plus_zero_and_a_where_node(op):
-    """clamp's and where's backward are PyTorch's ``where(mask, grad, 0)``: where the mask is
-    off the gradient is +0 even when the incoming gradient is negative (a mask product
-    would give -0.0, which prints as ``-0.``), and a double-backward graph has
-    ``WhereBackward0`` where PyTorch has it."""
+def test_masked_out_gradient_is_plus_zero_and_pytorchs_node(op):
+    """clamp's and where's backward are PyTorch's ``where(mask, grad, 0)``, masked_fill's
+    ``grad.masked_fill(mask, 0)``: where the mask is off the gradient is +0 even when the
+    incoming gradient is negative (a mask product would give -0.0, which prints as
+    ``-0.``), and a double-backward graph has PyTorch's node."""
     torch = pytest.importorskip("torch")
 
     def run(T):
@@ -218,4 +219,4 @@ def test_masked_out_gradient_is_plus_zero_and_a_where_node(op):
     (mg, mg_node), (tg, t_node) = run(minigrad), run(torch)
     np.testing.assert_array_equal(mg, tg)
     assert list(np.signbit(mg)) == list(np.signbit(tg)), f"signs of zero: minigrad {mg}, torch {tg}"
-    assert mg_node == t_node == "WhereBackward0"
+    assert mg_node == t_node == ("MaskedFillBackward0" if op == "masked_fill" else "WhereBackward0")
