@@ -318,6 +318,12 @@ transpose = Op("transpose", "TransposeBackward0", lambda x, dim0, dim1: np.swapa
                view=True, saved_attrs=("dim0", "dim1"),
                grads={"self": lambda g, ctx: g.transpose(ctx.dim0, ctx.dim1)})
 t = Op("t", "TBackward0", lambda x: x.T, view=True, grads={"self": lambda g, ctx: g.t()})
+triu = Op("triu", "TriuBackward0", lambda x, diagonal: np.triu(x, diagonal), saved_attrs=("diagonal",),
+          grads={"self": lambda g, ctx: apply_op(triu, (g,), {"diagonal": ctx.diagonal})})
+tril = Op("tril", "TrilBackward0", lambda x, diagonal: np.tril(x, diagonal), saved_attrs=("diagonal",),
+          grads={"self": lambda g, ctx: apply_op(tril, (g,), {"diagonal": ctx.diagonal})})
+trace = Op("trace", "TraceBackward0", np.trace, saved_attrs=("self_sym_sizes",),
+           grads={"self": lambda g, ctx: g * _mask(np.eye(*ctx.self_sym_sizes, dtype=bool), g)})
 permute = Op("permute", "PermuteBackward0", lambda x, dims: np.transpose(x, dims),
              view=True, saved_attrs=("dims",),
              grads={"self": lambda g, ctx: g.permute(*_inverse([d % len(ctx.dims) for d in ctx.dims]))})
@@ -451,6 +457,7 @@ logical_and = Op("logical_and", None, np.logical_and, ("self", "other"))
 logical_or = Op("logical_or", None, np.logical_or, ("self", "other"))
 logical_not = Op("logical_not", None, np.logical_not)
 sign = Op("sign", "SignBackward0", np.sign, grads={"self": lambda g, ctx: _zeros_like(g)})
+round = Op("round", "RoundBackward0", np.round, grads={"self": lambda g, ctx: _zeros_like(g)})
 sgn = Op("sgn", "SgnBackward0", np.sign, grads={"self": lambda g, ctx: _zeros_like(g)})
 fill = Op("fill_", "FillBackward2", lambda x, value: np.full_like(x, value),
           grads={"self": lambda g, ctx: g * 0.0})
