@@ -40,8 +40,6 @@ KNOWN_DIFFERENCES = {
                                       "for an argument that was not passed",
     "c97_mark_dirty_inplace.py": _FUNCTION + ": x.numpy() inside forward (no_grad) and ctx.mark_dirty",
     "c98_once_differentiable.py": _FUNCTION + ": @once_differentiable runs backward under no_grad",
-    "c101_strip_module_prefix.py": "nn.DataParallel is not implemented (on a CPU-only machine "
-                                   "PyTorch's just calls the wrapped module)",
     "c113_printing_dispatch_mode.py": _MODES + " (torch.utils._python_dispatch)",
     "c114_logging_mode_with_state.py": _MODES + " (torch.utils._python_dispatch)",
     "c115_flop_counter_mode.py": _MODES + " (torch.utils.flop_counter)",
