@@ -161,7 +161,8 @@ def _grad_creation_order(T, case, fn):
 
 
 @pytest.mark.torch
-@pytest.mark.parametrize("case", [c for c in CASES_WITH_NN if len(c.make(np.random.default_rng(0))) > 1], ids=repr)
+@pytest.mark.parametrize("case", [c for c in CASES_WITH_NN if len(c.make(np.random.default_rng(0))) > 1],
+                         ids=repr)
 def test_double_backward_nodes_are_made_in_torchs_order(case):
     torch = pytest.importorskip("torch")
     known = KNOWN_NAME_DIFFERENCES.get(case.id) or KNOWN_DOUBLE_BACKWARD_DIFFERENCES.get(case.id)

@@ -169,4 +169,5 @@ def test_diff_says_identical_or_shows_the_first_difference(tmp_path):
     """, "other.py")
     p = _python("-m", "minigrad.diff", other, cwd=tmp_path)
     assert p.returncode == 1
-    assert p.stdout.startswith("first difference: stdout line 2\n--- torch\n     1 | same line\n>    2 | 2.13"), p.stdout
+    assert p.stdout.startswith(
+        "first difference: stdout line 2\n--- torch\n     1 | same line\n>    2 | 2.13"), p.stdout

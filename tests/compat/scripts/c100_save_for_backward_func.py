@@ -1,4 +1,5 @@
-# https://docs.pytorch.org/docs/stable/generated/torch.autograd.function.FunctionCtx.save_for_backward.html - the Func example: inputs, outputs and a non-tensor saved on ctx, and intermediaries recomputed in backward.
+# https://docs.pytorch.org/docs/stable/generated/torch.autograd.function.FunctionCtx.save_for_backward.html
+# the Func example: inputs, outputs and a non-tensor saved on ctx, and intermediaries recomputed in backward.
 import torch
 from torch.autograd import Function
 
@@ -35,4 +36,5 @@ ref_a = torch.tensor(1., requires_grad=True, dtype=torch.double)
 ref_b = torch.tensor(2., requires_grad=True, dtype=torch.double)
 (ref_a * ref_b + ref_b * c + ref_a * c * ref_b).backward()
 print(ref_a.grad, ref_b.grad)
-print(torch.autograd.gradcheck(lambda p, q: Func.apply(p, q, 4), (a.detach().requires_grad_(), b.detach().requires_grad_())))
+inputs = (a.detach().requires_grad_(), b.detach().requires_grad_())
+print(torch.autograd.gradcheck(lambda p, q: Func.apply(p, q, 4), inputs))

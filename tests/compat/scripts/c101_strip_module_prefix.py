@@ -1,4 +1,5 @@
-# https://kiwix.lema.org/stackoverflow.com_en_all_2023-11/questions/61854165/why-must-use-dataparallel-when-testing - a DataParallel checkpoint has "module." keys: strip them to load into the plain model.
+# https://kiwix.lema.org/stackoverflow.com_en_all_2023-11/questions/61854165/why-must-use-dataparallel-when-testing
+# a DataParallel checkpoint has "module." keys: strip them to load into the plain model.
 import torch
 import torch.nn as nn
 

@@ -1,4 +1,6 @@
-# https://docs.nvidia.com/megatron-core/developer-guide/latest/apidocs/core/core.post_training.modelopt.gpt.state_dict_hooks.html - a load_state_dict pre-hook (state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs) that renames legacy keys.
+# https://docs.nvidia.com/megatron-core/developer-guide/latest/apidocs/core/core.post_training.modelopt.gpt.state_dict_hooks.html
+# a load_state_dict pre-hook (state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+# error_msgs) that renames legacy keys.
 import torch
 import torch.nn as nn
 

@@ -1,4 +1,6 @@
-# https://discuss.pytorch.org/t/invoking-time-of-nn-module-register-state-dict-hook/108163 - when does a _register_state_dict_hook run? Every time state_dict() is called, after the module's own entries are in.
+# https://discuss.pytorch.org/t/invoking-time-of-nn-module-register-state-dict-hook/108163
+# when does a _register_state_dict_hook run? Every time state_dict() is called, after the module's own entries
+# are in.
 import torch
 import torch.nn as nn
 

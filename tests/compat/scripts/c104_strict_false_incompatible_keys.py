@@ -1,5 +1,5 @@
-# https://github.com/pytorch/pytorch/issues/9530 - load_state_dict(strict=False) tells you what did not match: missing_keys and unexpected_keys.
-import torch
+# https://github.com/pytorch/pytorch/issues/9530
+# load_state_dict(strict=False) tells you what did not match: missing_keys and unexpected_keys.
 import torch.nn as nn
 
 

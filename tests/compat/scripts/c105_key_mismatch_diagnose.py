@@ -1,5 +1,5 @@
-# https://deadends.dev/pytorch/state-dict-key-mismatch/torch2-linux - "Error(s) in loading state_dict": compare the key sets, and the size-mismatch variant.
-import torch
+# https://deadends.dev/pytorch/state-dict-key-mismatch/torch2-linux
+# "Error(s) in loading state_dict": compare the key sets, and the size-mismatch variant.
 import torch.nn as nn
 
 model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))

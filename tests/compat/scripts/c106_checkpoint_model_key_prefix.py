@@ -1,4 +1,6 @@
-# https://chaos-blog.github.io/posts/20 - a checkpoint saved from a wrapped model: load ckpt["model"], replace the "module." prefix key by key, then load.
+# https://chaos-blog.github.io/posts/20
+# a checkpoint saved from a wrapped model: load ckpt["model"], replace the "module." prefix key by key, then
+# load.
 import io
 
 import torch

@@ -1,4 +1,6 @@
-# https://docs.pytorch.org/docs/stable/generated/torch.optim.Optimizer.register_step_pre_hook.html - step pre/post hooks get (optimizer, args, kwargs), args starting with the optimizer; a pre-hook may return new args and kwargs.
+# https://docs.pytorch.org/docs/stable/generated/torch.optim.Optimizer.register_step_pre_hook.html
+# step pre/post hooks get (optimizer, args, kwargs), args starting with the optimizer; a pre-hook may return
+# new args and kwargs.
 import torch
 import torch.nn as nn
 

@@ -1,4 +1,5 @@
-# https://android.googlesource.com/platform/external/pytorch/+/05b679ce6a/torch/optim/optimizer.pyi - register_optimizer_step_pre_hook / post_hook: one hook for every optimizer in the process.
+# https://android.googlesource.com/platform/external/pytorch/+/05b679ce6a/torch/optim/optimizer.pyi
+# register_optimizer_step_pre_hook / post_hook: one hook for every optimizer in the process.
 import torch
 from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 
@@ -11,7 +12,8 @@ def count_pre(optimizer, args, kwargs):
 
 
 def report_post(optimizer, args, kwargs):
-    print("stepped", type(optimizer).__name__, [round(p.item(), 4) for g in optimizer.param_groups for p in g["params"]])
+    values = [round(p.item(), 4) for group in optimizer.param_groups for p in group["params"]]
+    print("stepped", type(optimizer).__name__, values)
 
 
 pre = register_optimizer_step_pre_hook(count_pre)

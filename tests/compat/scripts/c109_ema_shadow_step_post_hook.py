@@ -1,4 +1,6 @@
-# https://github.com/DealLateNoDoubt/Diffusion_UNetImprove - the EMA helper (utils/ema.py): shadow copies updated after each step, swapped in for evaluation and restored; here updated by a step post-hook.
+# https://github.com/DealLateNoDoubt/Diffusion_UNetImprove
+# the EMA helper (utils/ema.py): shadow copies updated after each step, swapped in for evaluation and
+# restored; here updated by a step post-hook.
 import torch
 import torch.nn as nn
 

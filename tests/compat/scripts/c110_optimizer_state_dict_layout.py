@@ -1,4 +1,6 @@
-# https://docs.pytorch.org/docs/2.6/generated/torch.optim.Optimizer.state_dict.html - what an optimizer's state_dict looks like: per-parameter state keyed by index, and param_groups with their hyperparameters.
+# https://docs.pytorch.org/docs/2.6/generated/torch.optim.Optimizer.state_dict.html
+# what an optimizer's state_dict looks like: per-parameter state keyed by index, and param_groups with their
+# hyperparameters.
 import torch
 import torch.nn as nn
 

@@ -1,4 +1,6 @@
-# https://docs.pytorch.org/docs/stable/generated/torch.optim.Optimizer.register_load_state_dict_pre_hook.html - hooks around an optimizer's state_dict() and load_state_dict(): log, override the learning rate, check afterwards.
+# https://docs.pytorch.org/docs/stable/generated/torch.optim.Optimizer.register_load_state_dict_pre_hook.html
+# hooks around an optimizer's state_dict() and load_state_dict(): log, override the learning rate, check
+# afterwards.
 import torch
 
 

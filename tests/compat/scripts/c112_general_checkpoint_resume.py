@@ -1,4 +1,5 @@
-# https://PyTorch.org/tutorials/recipes/recipes/saving_and_loading_a_general_checkpoint.html - save model and optimizer state_dicts with the epoch and loss, load them into fresh objects and resume.
+# https://PyTorch.org/tutorials/recipes/recipes/saving_and_loading_a_general_checkpoint.html
+# save model and optimizer state_dicts with the epoch and loss, load them into fresh objects and resume.
 import os
 import tempfile
 

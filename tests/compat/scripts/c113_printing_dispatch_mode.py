@@ -1,4 +1,5 @@
-# https://dev-discuss.pytorch.org/t/torchdispatchmode-for-debugging-testing-and-more/717 - a PrintingMode that prints every aten call it sees, factory functions and backward included.
+# https://dev-discuss.pytorch.org/t/torchdispatchmode-for-debugging-testing-and-more/717
+# a PrintingMode that prints every aten call it sees, factory functions and backward included.
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 

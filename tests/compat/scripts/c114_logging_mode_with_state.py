@@ -1,4 +1,5 @@
-# https://dev-discuss.pytorch.org/t/torchdispatchmode-for-debugging-testing-and-more/717 - modes carry state: a LoggingMode writing to its own logger object, two of them at once.
+# https://dev-discuss.pytorch.org/t/torchdispatchmode-for-debugging-testing-and-more/717
+# modes carry state: a LoggingMode writing to its own logger object, two of them at once.
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 

@@ -1,4 +1,5 @@
-# https://app.semanticdiff.com/gh/strisunshinewentingwang/pytorch/commit/1b1b9c870695f8d0e2796f06f36d9f7709b5080e - FlopCounterMode (pytorch#95751) counts forward and backward FLOPs per module.
+# https://app.semanticdiff.com/gh/strisunshinewentingwang/pytorch/commit/1b1b9c870695f8d0e2796f06f36d9f7709b5080e
+# FlopCounterMode (pytorch#95751) counts forward and backward FLOPs per module.
 import torch
 import torch.nn as nn
 from torch.utils.flop_counter import FlopCounterMode

@@ -1,4 +1,5 @@
-# https://dev-discuss.pytorch.org/t/the-ideal-pytorch-flop-counter-with-torch-dispatch/505 - how many FLOPs does backward take? Not always 2x: the first layer needs no input gradient.
+# https://dev-discuss.pytorch.org/t/the-ideal-pytorch-flop-counter-with-torch-dispatch/505
+# how many FLOPs does backward take? Not always 2x: the first layer needs no input gradient.
 import torch
 import torch.nn as nn
 from torch.utils.flop_counter import FlopCounterMode

@@ -1,4 +1,6 @@
-# https://github.com/pytorch/pytorch/pull/75154 - __torch_function__ mode: a TorchFunctionMode sees the Python-level API calls (torch.add, Tensor.sum, F.linear), factory functions included.
+# https://github.com/pytorch/pytorch/pull/75154
+# __torch_function__ mode: a TorchFunctionMode sees the Python-level API calls (torch.add, Tensor.sum,
+# F.linear), factory functions included.
 import torch
 import torch.nn.functional as F
 from torch.overrides import TorchFunctionMode, resolve_name

@@ -1,4 +1,6 @@
-# https://github.com/pytorch/pytorch/pull/110073/files - the "Extending all torch API with Modes" note: the same calls seen by a TorchFunctionMode (Python API) and a TorchDispatchMode (aten ops).
+# https://github.com/pytorch/pytorch/pull/110073/files
+# the "Extending all torch API with Modes" note: the same calls seen by a TorchFunctionMode (Python API) and a
+# TorchDispatchMode (aten ops).
 import torch
 from torch.overrides import TorchFunctionMode, resolve_name
 from torch.utils._python_dispatch import TorchDispatchMode

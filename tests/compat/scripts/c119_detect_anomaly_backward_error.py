@@ -1,4 +1,6 @@
-# https://PyTorch.org/docs/stable/_modules/torch/autograd/anomaly_mode.html - detect_anomaly's own example: MyFunc fails in backward; with anomaly mode the error names the forward call that made the node.
+# https://PyTorch.org/docs/stable/_modules/torch/autograd/anomaly_mode.html
+# detect_anomaly's own example: MyFunc fails in backward; with anomaly mode the error names the forward call
+# that made the node.
 import torch
 from torch import autograd
 

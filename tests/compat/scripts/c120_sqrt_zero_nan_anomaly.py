@@ -1,4 +1,6 @@
-# https://e-com-net.com/article/1610540118618177536.htm - "Function 'SqrtBackward0' returned nan values": abs(0) backpropagates, sqrt at 0 makes the gradient NaN, and anomaly mode turns the NaN into an error.
+# https://e-com-net.com/article/1610540118618177536.htm
+# "Function 'SqrtBackward0' returned nan values": abs(0) backpropagates, sqrt at 0 makes the gradient NaN, and
+# anomaly mode turns the NaN into an error.
 import torch
 import torch.nn as nn
 

@@ -1,4 +1,6 @@
-# https://llmbook.apartsin.com/appendices/appendix-e-pytorch-reference/section-e.9.html - hunting NaN: assert finiteness of loss and grads, forward hooks that flag the first non-finite layer, then detect_anomaly for backward.
+# https://llmbook.apartsin.com/appendices/appendix-e-pytorch-reference/section-e.9.html
+# hunting NaN: assert finiteness of loss and grads, forward hooks that flag the first non-finite layer, then
+# detect_anomaly for backward.
 import torch
 import torch.nn as nn
 

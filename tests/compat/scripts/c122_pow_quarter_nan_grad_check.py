@@ -1,4 +1,5 @@
-# https://e-com-net.com/article/1610541398946250752.htm - "MulBackward0 returned nan": out ** (1/4) at 0; find the parameters whose gradient is NaN after backward.
+# https://e-com-net.com/article/1610541398946250752.htm
+# "MulBackward0 returned nan": out ** (1/4) at 0; find the parameters whose gradient is NaN after backward.
 import warnings
 
 import torch

@@ -1,4 +1,5 @@
-# https://PyTorch.org/docs/stable/_modules/torch/autograd/anomaly_mode.html - set_detect_anomaly(mode, check_nan): the two switches, as a context manager and as a plain call.
+# https://PyTorch.org/docs/stable/_modules/torch/autograd/anomaly_mode.html
+# set_detect_anomaly(mode, check_nan): the two switches, as a context manager and as a plain call.
 import warnings
 
 import torch

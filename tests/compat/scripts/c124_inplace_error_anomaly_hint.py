@@ -1,4 +1,6 @@
-# https://pytorch.org/docs/master/autograd.html - in-place correctness checks and anomaly detection: the in-place modification error, its "enable anomaly detection" hint, and what anomaly mode adds.
+# https://pytorch.org/docs/master/autograd.html
+# in-place correctness checks and anomaly detection: the in-place modification error, its "enable anomaly
+# detection" hint, and what anomaly mode adds.
 import warnings
 
 import torch

@@ -1,4 +1,5 @@
-# https://PyTorch.org/docs/stable/generated/torch.autograd.functional.vjp.html - vjp(func, inputs, v): the docs' exp_reducer and adder examples, with create_graph.
+# https://PyTorch.org/docs/stable/generated/torch.autograd.functional.vjp.html
+# vjp(func, inputs, v): the docs' exp_reducer and adder examples, with create_graph.
 import torch
 from torch.autograd.functional import vjp
 

@@ -1,4 +1,5 @@
-# https://docs.pytorch.org/docs/stable/generated/torch.autograd.functional.jvp.html - jvp(func, inputs, v): Jacobian-vector products of the docs' examples, computed by the double-vjp trick.
+# https://docs.pytorch.org/docs/stable/generated/torch.autograd.functional.jvp.html
+# jvp(func, inputs, v): Jacobian-vector products of the docs' examples, computed by the double-vjp trick.
 import torch
 from torch.autograd.functional import jvp
 

@@ -1,4 +1,5 @@
-# http://pytorch.org/docs/stable/generated/torch.autograd.functional.hvp.html - hvp and vhp of the docs' pow_reducer and pow_adder_reducer; for a smooth function hvp equals vhp.
+# http://pytorch.org/docs/stable/generated/torch.autograd.functional.hvp.html
+# hvp and vhp of the docs' pow_reducer and pow_adder_reducer; for a smooth function hvp equals vhp.
 import torch
 from torch.autograd.functional import hessian, hvp, vhp
 

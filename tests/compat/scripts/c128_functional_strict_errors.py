@@ -1,4 +1,6 @@
-# https://docs.pytorch.org/docs/stable/generated/torch.autograd.functional.jvp.html - strict=True refuses an output that does not depend on an input; strict=False returns zeros, "the expected mathematical value".
+# https://docs.pytorch.org/docs/stable/generated/torch.autograd.functional.jvp.html
+# strict=True refuses an output that does not depend on an input; strict=False returns zeros, "the expected
+# mathematical value".
 import torch
 from torch.autograd.functional import jacobian, vjp
 

@@ -1,4 +1,6 @@
-# https://docs.pytorch.org/1.8.0/_modules/torch/autograd/functional.html - jacobian with vectorize=True and create_graph: the same matrix in one batched backward, and a Jacobian you can differentiate again.
+# https://docs.pytorch.org/1.8.0/_modules/torch/autograd/functional.html
+# jacobian with vectorize=True and create_graph: the same matrix in one batched backward, and a Jacobian you
+# can differentiate again.
 import torch
 from torch.autograd.functional import jacobian
 

@@ -1,4 +1,5 @@
-# https://pytorch.org/docs/main/generated/torch.nn.utils.weight_norm.html - the (deprecated) weight_norm: weight_g and weight_v replace weight, recomputed by a forward pre-hook.
+# https://pytorch.org/docs/main/generated/torch.nn.utils.weight_norm.html
+# the (deprecated) weight_norm: weight_g and weight_v replace weight, recomputed by a forward pre-hook.
 import torch
 import torch.nn as nn
 from torch.nn.utils import remove_weight_norm, weight_norm

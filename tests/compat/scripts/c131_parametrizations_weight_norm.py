@@ -1,4 +1,6 @@
-# https://pytorch.org/docs/main/generated/torch.nn.utils.weight_norm.html - the migration guide: parametrizations.weight_norm keeps g and v as parametrizations.weight.original0 / original1.
+# https://pytorch.org/docs/main/generated/torch.nn.utils.weight_norm.html
+# the migration guide: parametrizations.weight_norm keeps g and v as parametrizations.weight.original0 /
+# original1.
 import torch
 import torch.nn as nn
 from torch.nn.utils import parametrize

@@ -1,4 +1,6 @@
-# https://docs.pytorch.org/docs/stable/generated/torch.nn.utils.parametrize.register_parametrization.html - register_parametrization: a Symmetric parametrization with right_inverse, module.parametrizations.weight.original.
+# https://docs.pytorch.org/docs/stable/generated/torch.nn.utils.parametrize.register_parametrization.html
+# register_parametrization: a Symmetric parametrization with right_inverse,
+# module.parametrizations.weight.original.
 import torch
 import torch.nn as nn
 import torch.nn.utils.parametrize as P

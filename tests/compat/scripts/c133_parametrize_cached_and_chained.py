@@ -1,4 +1,6 @@
-# https://pytorch.org/docs/1.9.1/_modules/torch/nn/utils/parametrize.html - parametrize.cached(): compute the parametrized weight once per forward; parametrizations chain in registration order.
+# https://pytorch.org/docs/1.9.1/_modules/torch/nn/utils/parametrize.html
+# parametrize.cached(): compute the parametrized weight once per forward; parametrizations chain in
+# registration order.
 import torch
 import torch.nn as nn
 import torch.nn.utils.parametrize as P

@@ -1,4 +1,6 @@
-# https://docs.pytorch.org/docs/stable/generated/torch.nn.utils.parametrizations.spectral_norm.html - spectral_norm divides the weight by its largest singular value (power iteration); a diagonal weight diag(4, 1) becomes diag(1, 0.25).
+# https://docs.pytorch.org/docs/stable/generated/torch.nn.utils.parametrizations.spectral_norm.html
+# spectral_norm divides the weight by its largest singular value (power iteration); a diagonal weight diag(4,
+# 1) becomes diag(1, 0.25).
 import torch
 import torch.nn as nn
 from torch.nn.utils.parametrizations import spectral_norm

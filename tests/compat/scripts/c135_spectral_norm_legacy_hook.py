@@ -1,4 +1,6 @@
-# https://PyTorch.org/docs/stable/generated/torch.nn.utils.spectral_norm.html - the hook-based spectral_norm: weight_orig, weight_u, weight_v and a forward pre-hook that rescales before every forward.
+# https://PyTorch.org/docs/stable/generated/torch.nn.utils.spectral_norm.html
+# the hook-based spectral_norm: weight_orig, weight_u, weight_v and a forward pre-hook that rescales before
+# every forward.
 import torch
 import torch.nn as nn
 from torch.nn.utils import spectral_norm

@@ -1,4 +1,6 @@
-# https://pytorch.org/tutorials/beginner/introyt/autogradyt_tutorial.html - "The Fundamentals of Autograd": the high-level torch.autograd.functional API on exp_adder, jacobian then vjp and hvp.
+# https://pytorch.org/tutorials/beginner/introyt/autogradyt_tutorial.html
+# "The Fundamentals of Autograd": the high-level torch.autograd.functional API on exp_adder, jacobian then vjp
+# and hvp.
 import torch
 
 

@@ -1,4 +1,6 @@
-# https://github.com/lucidrains/denoising-diffusion-pytorch/issues/286 - a self-conditioning estimate made under inference_mode cannot be saved for backward; clone() or no_grad fixes it.
+# https://github.com/lucidrains/denoising-diffusion-pytorch/issues/286
+# a self-conditioning estimate made under inference_mode cannot be saved for backward; clone() or no_grad
+# fixes it.
 import torch
 import torch.nn as nn
 

@@ -1,4 +1,6 @@
-# https://github.com/pytorch/pytorch/issues/57369 - inference tensors fail early: an in-place update outside inference mode, or saving one for backward, raises in the forward pass.
+# https://github.com/pytorch/pytorch/issues/57369
+# inference tensors fail early: an in-place update outside inference mode, or saving one for backward, raises
+# in the forward pass.
 import torch
 
 with torch.inference_mode():

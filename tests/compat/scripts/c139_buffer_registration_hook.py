@@ -1,4 +1,5 @@
-# https://PyTorch.org/docs/stable/generated/torch.nn.modules.module.register_module_buffer_registration_hook.html - a global buffer registration hook returning a new buffer: keep every registered buffer in float64.
+# https://PyTorch.org/docs/stable/generated/torch.nn.modules.module.register_module_buffer_registration_hook.html
+# a global buffer registration hook returning a new buffer: keep every registered buffer in float64.
 import torch
 import torch.nn as nn
 from torch.nn.modules.module import register_module_buffer_registration_hook

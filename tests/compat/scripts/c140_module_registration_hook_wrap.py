@@ -1,4 +1,5 @@
-# https://PyTorch.org/docs/stable/generated/torch.nn.modules.module.register_module_module_registration_hook.html - a global module registration hook that returns a new submodule: wrap every Linear as it is added.
+# https://PyTorch.org/docs/stable/generated/torch.nn.modules.module.register_module_module_registration_hook.html
+# a global module registration hook that returns a new submodule: wrap every Linear as it is added.
 import torch
 import torch.nn as nn
 from torch.nn.modules.module import register_module_module_registration_hook

@@ -1,4 +1,6 @@
-# https://cloud.tencent.com/developer/ask/sof/116031018 - "how to use autograd.gradcheck": check a custom Function's backward against finite differences, in double precision; a wrong backward fails.
+# https://cloud.tencent.com/developer/ask/sof/116031018
+# "how to use autograd.gradcheck": check a custom Function's backward against finite differences, in double
+# precision; a wrong backward fails.
 import torch
 from torch.autograd import Function, gradcheck
 

@@ -1,4 +1,6 @@
-# https://pytorch.org/docs/stable/generated/torch.autograd.gradcheck.gradgradcheck - gradgradcheck: a custom Function whose backward is written with differentiable ops passes the second-order check too.
+# https://pytorch.org/docs/stable/generated/torch.autograd.gradcheck.gradgradcheck
+# gradgradcheck: a custom Function whose backward is written with differentiable ops passes the second-order
+# check too.
 import torch
 from torch.autograd import gradcheck, gradgradcheck
 

@@ -1,4 +1,5 @@
-# https://github.com/tadeephuy/GradientReversal - the gradient reversal layer (identity forward, -alpha * grad backward) as a function and as a module.
+# https://github.com/tadeephuy/GradientReversal
+# the gradient reversal layer (identity forward, -alpha * grad backward) as a function and as a module.
 import torch
 from torch import nn
 

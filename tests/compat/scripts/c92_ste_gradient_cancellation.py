@@ -1,4 +1,5 @@
-# https://bitorch.readthedocs.io/en/latest/_autosummary/bitorch.layers.qactivation.GradientCancellation.html - binarize with sign in forward, straight-through gradient only where |x| <= threshold.
+# https://bitorch.readthedocs.io/en/latest/_autosummary/bitorch.layers.qactivation.GradientCancellation.html
+# binarize with sign in forward, straight-through gradient only where |x| <= threshold.
 import torch
 from torch.autograd import Function
 

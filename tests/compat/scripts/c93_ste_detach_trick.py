@@ -1,4 +1,5 @@
-# https://ajkdrag.in/2-Zettels/detach-trick-for-straight-through-estimators - the straight-through estimator written as f(x).detach() + x - x.detach().
+# https://ajkdrag.in/2-Zettels/detach-trick-for-straight-through-estimators
+# the straight-through estimator written as f(x).detach() + x - x.detach().
 import torch
 
 

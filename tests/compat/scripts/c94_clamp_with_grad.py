@@ -1,4 +1,5 @@
-# https://joehalliwell.com/blog/posts/clamp-with-grad.html - clamp_with_grad: a clamp whose backward still pushes values back into range.
+# https://joehalliwell.com/blog/posts/clamp-with-grad.html
+# clamp_with_grad: a clamp whose backward still pushes values back into range.
 import math
 
 import torch

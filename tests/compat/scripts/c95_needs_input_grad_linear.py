@@ -1,4 +1,6 @@
-# https://pytorch.org/docs/2.3/_sources/notes/extending.rst.txt - "Extending torch.autograd": LinearFunction skips gradients nobody asked for with ctx.needs_input_grad, MulConstant returns None for a non-tensor.
+# https://pytorch.org/docs/2.3/_sources/notes/extending.rst.txt
+# "Extending torch.autograd": LinearFunction skips gradients nobody asked for with ctx.needs_input_grad,
+# MulConstant returns None for a non-tensor.
 import torch
 from torch.autograd import Function
 

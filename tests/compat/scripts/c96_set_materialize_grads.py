@@ -1,4 +1,5 @@
-# https://docs.pytorch.org/docs/stable/generated/torch.autograd.function.FunctionCtx.set_materialize_grads.html - with set_materialize_grads(False), backward sees None for an output that got no gradient.
+# https://docs.pytorch.org/docs/stable/generated/torch.autograd.function.FunctionCtx.set_materialize_grads.html
+# with set_materialize_grads(False), backward sees None for an output that got no gradient.
 import torch
 from torch.autograd import Function
 from torch.autograd.function import once_differentiable

@@ -1,4 +1,6 @@
-# https://docs.pytorch.org/docs/2.13/generated/torch.autograd.function.BackwardCFunction.html - mark_dirty: a Function that changes its input in place must say so, or autograd cannot catch the stale value.
+# https://docs.pytorch.org/docs/2.13/generated/torch.autograd.function.BackwardCFunction.html
+# mark_dirty: a Function that changes its input in place must say so, or autograd cannot catch the stale
+# value.
 import torch
 from torch.autograd import Function
 from torch.autograd.function import once_differentiable

@@ -1,4 +1,5 @@
-# https://discuss.pytorch.org/t/what-does-the-function-wrapper-once-differentiable-do/31513 - a backward marked @once_differentiable works once and refuses double backward.
+# https://discuss.pytorch.org/t/what-does-the-function-wrapper-once-differentiable-do/31513
+# a backward marked @once_differentiable works once and refuses double backward.
 import torch
 from torch.autograd.function import once_differentiable
 

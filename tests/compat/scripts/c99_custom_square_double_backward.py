@@ -1,4 +1,5 @@
-# https://gist.github.com/Daiver/1d702b5a9faf0a22e3007500c243da93 - a custom square Function differentiated twice: create_graph=True, then backward through the gradient.
+# https://gist.github.com/Daiver/1d702b5a9faf0a22e3007500c243da93
+# a custom square Function differentiated twice: create_graph=True, then backward through the gradient.
 import numpy as np
 import torch
 
