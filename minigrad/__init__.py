@@ -19,9 +19,10 @@ from ._creation import (abs, add, all, allclose, any, arange, argmax, as_tensor,
                         full_like, gather, get_rng_state, is_tensor, isfinite, isinf, isnan, linspace, log,
                         log_softmax, manual_seed, masked_fill, matmul, max, maximum, mean, min, mm, mul,
                         neg, numel, ones, ones_like, permute, pow, prod, rand, randint, randn, randperm,
-                        ravel, reciprocal, relu, reshape, set_rng_state, sigmoid, sign, sin, softmax,
-                        split, sqrt, squeeze, stack, std, std_mean, sub, sum, t, tanh, tensor, topk,
-                        transpose, unbind, unsqueeze, var, var_mean, where, zeros, zeros_like)
+                        ravel, reciprocal, relu, reshape, round, set_rng_state, sigmoid, sign, sin,
+                        softmax, split, sqrt, squeeze, stack, std, std_mean, sub, sum, t, tanh, tensor,
+                        topk, transpose, tril, triu, unbind, unsqueeze, var, var_mean, where, zeros,
+                        zeros_like)
 from .serialization import load, save
 from ._ops import is_exact_float32_math, set_exact_float32_math
 from . import autograd, cuda, utils  # noqa: F401 (the same)
@@ -37,11 +38,11 @@ __all__ = [
     "isfinite", "isinf", "isnan", "linspace", "load", "log", "log_softmax", "long",
     "LongTensor", "manual_seed", "masked_fill", "matmul", "max", "maximum", "mean", "min", "mm",
     "mul", "neg", "no_grad", "numel", "ones", "ones_like", "permute", "pow", "prod", "rand",
-    "randint", "randn", "randperm", "ravel", "reciprocal", "relu", "reshape", "save",
+    "randint", "randn", "randperm", "ravel", "reciprocal", "relu", "reshape", "round", "save",
     "set_grad_enabled", "set_printoptions", "set_rng_state", "sigmoid", "sign", "sin", "Size",
     "softmax", "split", "sqrt", "squeeze", "stack", "std", "std_mean", "sub", "sum", "t",
-    "tanh", "Tensor", "tensor", "topk", "transpose", "unbind", "unsqueeze", "var", "var_mean",
-    "where", "zeros", "zeros_like",
+    "tanh", "Tensor", "tensor", "topk", "transpose", "tril", "triu", "unbind", "unsqueeze", "var",
+    "var_mean", "where", "zeros", "zeros_like",
     # minigrad's own switch (no torch counterpart): exact float32 transcendentals or numpy's
     "is_exact_float32_math", "set_exact_float32_math",
 ]

@@ -234,7 +234,7 @@ for _name in ("exp", "log", "tanh", "sigmoid", "relu", "abs", "sqrt", "sin", "co
               "flatten", "transpose", "permute", "unsqueeze", "squeeze", "unbind", "neg",
               "masked_fill", "pow", "add", "sub", "mul", "div", "sign", "t", "clone",
               "detach", "reciprocal", "chunk", "split", "all", "any", "isnan", "isinf",
-              "isfinite", "gather", "prod", "var", "std", "ravel"):
+              "isfinite", "gather", "prod", "var", "std", "ravel", "round", "triu", "tril"):
     globals()[_name] = _method(_name)
 del _name
 topk = _method("topk")

@@ -106,7 +106,16 @@ def _clamp_backward(g, ctx):
         keep &= x >= ctx.min
     if ctx.max is not None:
         keep &= x <= ctx.max
-    return g * _mask(keep, g)
+    return _where_zero(keep, g)
+
+
+def _where_zero(keep, g, zero_where=False):
+    """PyTorch's ``where(keep, grad, 0)`` (or ``where(keep, 0, grad)`` with `zero_where`):
+    a masked-out gradient is +0, where multiplying by a mask would give -0.0 for a negative
+    gradient, and a ``create_graph=True`` backward records PyTorch's ``WhereBackward0``."""
+    zero = _tensor_class.Tensor._wrap(np.zeros((), dtype=g._array.dtype))
+    condition = _tensor_class.Tensor._wrap(np.broadcast_to(keep, g._array.shape))
+    return apply_op(where, (zero, g) if zero_where else (g, zero), {"condition": condition})
 
 
 def _softmax(x, dim):
@@ -213,14 +222,12 @@ maximum = Op("maximum", "MaximumBackward0", np.maximum, ("self", "other"),
                     + g * _mask(ctx.self._array == ctx.other._array, g) * 0.5})
 where = Op("where", "WhereBackward0", lambda a, b, condition: np.where(condition._array, a, b),
            ("self", "other"), saved_attrs=("condition",),
-           grads={"self": lambda g, ctx: g * _mask(np.broadcast_to(ctx.condition._array, g._array.shape), g),
-                  "other": lambda g, ctx: g * _mask(np.broadcast_to(~ctx.condition._array, g._array.shape),
-                                                    g)})
+           grads={"self": lambda g, ctx: _where_zero(ctx.condition._array, g),
+                  "other": lambda g, ctx: _where_zero(ctx.condition._array, g, zero_where=True)})
 masked_fill = Op("masked_fill", "MaskedFillBackward0",
                  lambda x, mask, value: np.where(mask._array, np.asarray(value, dtype=x.dtype), x),
                  saved_attrs=("mask",),
-                 grads={"self": lambda g, ctx: g * _mask(np.broadcast_to(~ctx.mask._array, g._array.shape),
-                                                         g)})
+                 grads={"self": lambda g, ctx: apply_op(masked_fill, (g,), {"mask": ctx.mask, "value": 0})})
 
 # --- elementwise functions ------------------------------------------------------------------
 exp = Op("exp", "ExpBackward0", _precise(np.exp), saves={"result": None},
@@ -311,6 +318,12 @@ transpose = Op("transpose", "TransposeBackward0", lambda x, dim0, dim1: np.swapa
                view=True, saved_attrs=("dim0", "dim1"),
                grads={"self": lambda g, ctx: g.transpose(ctx.dim0, ctx.dim1)})
 t = Op("t", "TBackward0", lambda x: x.T, view=True, grads={"self": lambda g, ctx: g.t()})
+triu = Op("triu", "TriuBackward0", lambda x, diagonal: np.triu(x, diagonal), saved_attrs=("diagonal",),
+          grads={"self": lambda g, ctx: apply_op(triu, (g,), {"diagonal": ctx.diagonal})})
+tril = Op("tril", "TrilBackward0", lambda x, diagonal: np.tril(x, diagonal), saved_attrs=("diagonal",),
+          grads={"self": lambda g, ctx: apply_op(tril, (g,), {"diagonal": ctx.diagonal})})
+trace = Op("trace", "TraceBackward0", np.trace, saved_attrs=("self_sym_sizes",),
+           grads={"self": lambda g, ctx: g * _mask(np.eye(*ctx.self_sym_sizes, dtype=bool), g)})
 permute = Op("permute", "PermuteBackward0", lambda x, dims: np.transpose(x, dims),
              view=True, saved_attrs=("dims",),
              grads={"self": lambda g, ctx: g.permute(*_inverse([d % len(ctx.dims) for d in ctx.dims]))})
@@ -444,6 +457,7 @@ logical_and = Op("logical_and", None, np.logical_and, ("self", "other"))
 logical_or = Op("logical_or", None, np.logical_or, ("self", "other"))
 logical_not = Op("logical_not", None, np.logical_not)
 sign = Op("sign", "SignBackward0", np.sign, grads={"self": lambda g, ctx: _zeros_like(g)})
+round = Op("round", "RoundBackward0", np.round, grads={"self": lambda g, ctx: _zeros_like(g)})
 sgn = Op("sgn", "SgnBackward0", np.sign, grads={"self": lambda g, ctx: _zeros_like(g)})
 fill = Op("fill_", "FillBackward2", lambda x, value: np.full_like(x, value),
           grads={"self": lambda g, ctx: g * 0.0})

@@ -493,6 +493,17 @@ class _TensorMethods:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self._array.ndim}D")
         return apply_op(ops.t, (self,))
 
+    def triu(self, diagonal=0):
+        return apply_op(ops.triu, (self,), {"diagonal": diagonal})
+
+    def tril(self, diagonal=0):
+        return apply_op(ops.tril, (self,), {"diagonal": diagonal})
+
+    def trace(self):
+        if self._array.ndim != 2:
+            raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {self._array.ndim}")
+        return apply_op(ops.trace, (self,))
+
     @property
     def T(self):
         return self.permute(*reversed(range(self._array.ndim)))
@@ -631,7 +642,7 @@ def _unary_method(op):
 
 
 for _op in (ops.exp, ops.log, ops.tanh, ops.sigmoid, ops.relu, ops.abs, ops.sqrt, ops.sin,
-            ops.cos, ops.sign, ops.reciprocal, ops.clone):
+            ops.cos, ops.sign, ops.round, ops.reciprocal, ops.clone):
     _attach(_op.name, _unary_method(_op))
 
 

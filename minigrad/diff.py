@@ -73,6 +73,8 @@ def normalise_stderr(text, script):
         if skipping_indent is not None:
             if line.startswith(skipping_indent + " ") and line.strip():
                 continue  # source / caret line of a dropped frame or warning
+            if skipping_indent == "" and not line.strip():
+                continue  # a library warning's message may hold blank lines (anomaly mode's)
             skipping_indent = None
         frame = _FRAME.match(line)
         if frame:

@@ -195,3 +195,22 @@ def test_zero_grad_train_eval():
         assert lib.equal(net[1](x), x)
         net.train()
         assert net[1].training
+
+
+def test_data_parallel_without_gpus_wraps_the_module_as_pytorch_does():
+    """On a machine without GPUs PyTorch's nn.DataParallel keeps the module as ``.module``
+    (state_dict keys gain ``module.``), sets ``device_ids`` to [] whatever was asked and
+    runs the module on the whole batch; checkpoints saved from it need the prefix stripped."""
+    def run(lib):
+        inner = lib.nn.Linear(2, 1)
+        inner.weight = lib.nn.Parameter(lib.tensor([[1.0, -2.0]]))
+        inner.bias = lib.nn.Parameter(lib.tensor([0.5]))
+        model = lib.nn.DataParallel(inner, device_ids=[0, 1])
+        out = model(lib.tensor([[3.0, 1.0]]))
+        out.sum().backward()
+        plain = lib.nn.Linear(2, 1)
+        plain.load_state_dict({k.replace("module.", ""): v for k, v in model.state_dict().items()})
+        return (repr(model), model.device_ids, list(model.state_dict()), L([out, inner.weight.grad]),
+                L([plain.weight]), lib.nn.parallel.DataParallel is lib.nn.DataParallel)
+
+    assert run(minigrad) == run(torch)

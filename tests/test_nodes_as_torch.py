@@ -161,7 +161,8 @@ def _grad_creation_order(T, case, fn):
 
 
 @pytest.mark.torch
-@pytest.mark.parametrize("case", [c for c in CASES_WITH_NN if len(c.make(np.random.default_rng(0))) > 1], ids=repr)
+@pytest.mark.parametrize("case", [c for c in CASES_WITH_NN if len(c.make(np.random.default_rng(0))) > 1],
+                         ids=repr)
 def test_double_backward_nodes_are_made_in_torchs_order(case):
     torch = pytest.importorskip("torch")
     known = KNOWN_NAME_DIFFERENCES.get(case.id) or KNOWN_DOUBLE_BACKWARD_DIFFERENCES.get(case.id)
@@ -192,3 +193,31 @@ def test_the_comparison_can_fail(case):
     assert not _same(_plain((2, 3)), _plain((3, 2)))
     assert not _same(_plain(minigrad.tensor([1.0, 2.0])), _plain(minigrad.tensor([1.0, 2.5])))
     assert not _same(1, True)
+
+
+MASKED_GRADIENT_OPS = {
+    "clamp": lambda T, x: x.clamp(-1.0, 1.0),
+    "where": lambda T, x: T.where(T.tensor([True, False, True, False]), x, T.tensor(0.5)),
+    "masked_fill": lambda T, x: x.masked_fill(T.tensor([False, True, False, True]), 5.0),
+}
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("op", sorted(MASKED_GRADIENT_OPS))
+def test_masked_out_gradient_is_plus_zero_and_pytorchs_node(op):
+    """clamp's and where's backward are PyTorch's ``where(mask, grad, 0)``, masked_fill's
+    ``grad.masked_fill(mask, 0)``: where the mask is off the gradient is +0 even when the
+    incoming gradient is negative (a mask product would give -0.0, which prints as
+    ``-0.``), and a double-backward graph has PyTorch's node."""
+    torch = pytest.importorskip("torch")
+
+    def run(T):
+        x = T.tensor([-2.0, 0.5, 3.0, -0.25], requires_grad=True)
+        w = T.tensor([-1.0, -2.0, -3.0, -4.0], requires_grad=True)
+        g, = T.autograd.grad((MASKED_GRADIENT_OPS[op](T, x) * w).sum(), x, create_graph=True)
+        return g.detach().numpy(), type(g.grad_fn).__name__
+
+    (mg, mg_node), (tg, t_node) = run(minigrad), run(torch)
+    np.testing.assert_array_equal(mg, tg)
+    assert list(np.signbit(mg)) == list(np.signbit(tg)), f"signs of zero: minigrad {mg}, torch {tg}"
+    assert mg_node == t_node == ("MaskedFillBackward0" if op == "masked_fill" else "WhereBackward0")

@@ -271,6 +271,9 @@ UNARY = [
     Case("exp", lambda T, a: a.exp(), rand((2, 3))),
     Case("exp-function", lambda T, a: T.exp(a), rand((2, 3))),
     Case("log", lambda T, a: a.log(), positive((2, 3))),
+    # away from the halves, where rounding jumps and a finite difference is not 0
+    Case("round", lambda T, a: a.round(), away_from((-1.5, -0.5, 0.5, 1.5), (2, 3))),
+    Case("round-function", lambda T, a: T.round(a), away_from((-1.5, -0.5, 0.5, 1.5), (2, 3))),
     Case("log-function", lambda T, a: T.log(a), positive((2, 3))),
     Case("tanh", lambda T, a: a.tanh(), rand((2, 3))),
     Case("sigmoid", lambda T, a: a.sigmoid(), rand((2, 3))),
@@ -310,6 +313,10 @@ SHAPE = [
     Case("transpose-2d", lambda T, a: a.transpose(0, 1), rand((3, 4))),
     Case("transpose-3d", lambda T, a: a.transpose(0, 2), rand((2, 3, 4))),
     Case("T", lambda T, a: a.T, rand((3, 4))),
+    Case("triu", lambda T, a: a.triu(), rand((3, 4))),
+    Case("triu-diagonal1-function", lambda T, a: T.triu(a, 1), rand((4, 3))),
+    Case("tril-diagonal-1", lambda T, a: a.tril(-1), rand((3, 4))),
+    Case("trace", lambda T, a: a.trace(), rand((3, 4))),
     # a 3-D permute, because a 2-D transpose is its own inverse: a backward that
     # applied the permutation instead of its inverse would still pass in 2-D.
     Case("permute-3d", lambda T, a: a.permute(2, 0, 1), rand((2, 3, 4))),

@@ -6,6 +6,7 @@
 from .parameter import Buffer, Parameter
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
-from . import functional, init, modules, utils  # noqa: F401  (minigrad.nn.modules, as torch.nn.modules)
+from . import functional, init, modules, parallel, utils  # noqa: F401  (minigrad.nn.modules, as torch.nn.modules)
+from .parallel import DataParallel
 
-__all__ = ["Parameter", "Buffer", "functional", "init", "utils", *_modules_all]
+__all__ = ["Parameter", "Buffer", "DataParallel", "functional", "init", "parallel", "utils", *_modules_all]

@@ -6,6 +6,10 @@ under minigrad (``python -m minigrad.run``) as under real PyTorch, in the sense 
 CI time: the scripts do not get two interpreters each. corpus_runner.py runs all of them
 in one subprocess per framework (the two run side by side) and the per-script outputs
 are compared here, one test item per script.
+
+A script that still differs for a known reason is listed in KNOWN_DIFFERENCES with that
+reason (docs/differences.md has the same list): its test is a strict xfail, so the day
+the script prints the same under both, the test fails and says to move it out.
 """
 import importlib.util
 import json
@@ -24,6 +28,57 @@ SCRIPTS = sorted((HERE / "scripts").glob("*.py"))
 RUNNER = HERE / "corpus_runner.py"
 TIMEOUT = 600  # seconds for the whole corpus, per framework
 TORCH_AVAILABLE = importlib.util.find_spec("torch") is not None
+
+_FUNCTION = "custom Function, anomaly mode and inference mode in full (the 'function' branch)"
+_APIS = "autograd.functional, weight_norm, spectral_norm, parametrize (the 'apis' branch)"
+_MODES = "TorchDispatchMode, TorchFunctionMode and FlopCounterMode are not implemented yet"
+_NUMPY_WARNS = "numpy's 'invalid value encountered' RuntimeWarning reaches stderr where PyTorch is silent"
+# {script name: why it still differs}. Each entry is a strict xfail; docs/differences.md
+# ("Compatibility corpus: scripts that still differ") gives the same causes.
+KNOWN_DIFFERENCES = {
+    "c95_needs_input_grad_linear.py": _FUNCTION + ": a backward returning a trailing None gradient "
+                                      "for an argument that was not passed",
+    "c97_mark_dirty_inplace.py": _FUNCTION + ": x.numpy() inside forward (no_grad) and ctx.mark_dirty",
+    "c98_once_differentiable.py": _FUNCTION + ": @once_differentiable runs backward under no_grad",
+    "c113_printing_dispatch_mode.py": _MODES + " (torch.utils._python_dispatch)",
+    "c114_logging_mode_with_state.py": _MODES + " (torch.utils._python_dispatch)",
+    "c115_flop_counter_mode.py": _MODES + " (torch.utils.flop_counter)",
+    "c116_flop_counter_backward_ratio.py": _MODES + " (torch.utils.flop_counter)",
+    "c117_torch_function_mode_log.py": _MODES + " (torch.overrides)",
+    "c118_function_and_dispatch_modes.py": _MODES + " (torch.overrides, torch.utils._python_dispatch)",
+    "c119_detect_anomaly_backward_error.py": _FUNCTION + ": the forward traceback in 'Error detected "
+                                             "in', torch.is_anomaly_enabled",
+    "c120_sqrt_zero_nan_anomaly.py": _FUNCTION + ": the NaN check; and " + _NUMPY_WARNS + " (mul)",
+    "c121_nan_hunting_recipe.py": _FUNCTION + ": the NaN check; and " + _NUMPY_WARNS + " (addmm)",
+    "c122_pow_quarter_nan_grad_check.py": _FUNCTION + ": the NaN check; and nn.L1Loss (the 'apis' branch)",
+    "c123_set_detect_anomaly_check_nan.py": _FUNCTION + ": is_anomaly_check_nan_enabled, "
+                                            "set_detect_anomaly(mode, check_nan) as a context manager",
+    "c124_inplace_error_anomaly_hint.py": _FUNCTION + ": the forward traceback in 'Error detected in'",
+    "c125_functional_vjp.py": _APIS + ": vjp",
+    "c137_inference_mode_self_condition.py": _FUNCTION + ": inference tensors (is_inference, "
+                                             "'Inference tensors cannot be saved for backward')",
+    "c138_inference_tensor_inplace_outside.py": _FUNCTION + ": inference tensors refuse in-place "
+                                                "updates outside inference_mode",
+    "c126_functional_jvp.py": _APIS + ": jvp",
+    "c127_functional_hvp_vhp.py": _APIS + ": hvp, vhp",
+    "c128_functional_strict_errors.py": _APIS + ": vjp and jacobian with strict=True",
+    "c129_jacobian_vectorize.py": _APIS + ": jacobian(vectorize=True)",
+    "c130_weight_norm_legacy.py": _APIS + ": weight_norm; its FutureWarning must point into the "
+                                  "library (stacklevel), as PyTorch's does, not at the caller",
+    "c131_parametrizations_weight_norm.py": _APIS + ": parametrizations.weight_norm",
+    "c132_register_parametrization_symmetric.py": _APIS + ": register_parametrization",
+    "c133_parametrize_cached_and_chained.py": _APIS + ": parametrize.cached, remove_parametrizations",
+    "c134_spectral_norm_parametrization.py": _APIS + ": parametrizations.spectral_norm",
+    "c135_spectral_norm_legacy_hook.py": _APIS + ": the hook-based nn.utils.spectral_norm",
+    "c136_functional_jacobian_tutorial.py": _APIS + ": vjp, hvp",
+}
+
+
+def _as_param(script):
+    reason = KNOWN_DIFFERENCES.get(script.name)
+    marks = [pytest.mark.xfail(strict=True, reason=f"{reason} (passes now? take it out of KNOWN_DIFFERENCES "
+                                                   "and docs/differences.md)")] if reason else []
+    return pytest.param(script, id=script.stem, marks=marks)
 
 
 @pytest.fixture(scope="module")
@@ -53,16 +108,21 @@ def outputs(tmp_path_factory):
 
 
 def test_corpus_is_large_and_plain_pytorch():
-    """At least 60 scripts, each written against `torch` alone, like user code."""
-    assert len(SCRIPTS) >= 60, f"only {len(SCRIPTS)} scripts in {HERE / 'scripts'}"
+    """At least 120 scripts, each written against `torch` alone, like user code."""
+    assert len(SCRIPTS) >= 120, f"only {len(SCRIPTS)} scripts in {HERE / 'scripts'}"
     for script in SCRIPTS:
         text = script.read_text()
         assert "import torch" in text, f"{script.name} does not import torch"
         assert "minigrad" not in text, f"{script.name} mentions minigrad: corpus scripts are plain PyTorch"
 
 
+def test_every_known_difference_names_a_script_of_the_corpus():
+    names = {script.name for script in SCRIPTS}
+    assert not set(KNOWN_DIFFERENCES) - names, "KNOWN_DIFFERENCES names scripts that do not exist"
+
+
 @pytest.mark.torch
-@pytest.mark.parametrize("script", SCRIPTS, ids=[s.stem for s in SCRIPTS])
+@pytest.mark.parametrize("script", [_as_param(script) for script in SCRIPTS])
 def test_script_prints_the_same_as_torch(script, outputs):
     ref, got = outputs["torch"][script.name], outputs["minigrad"][script.name]
     assert ref["returncode"] == 0, (

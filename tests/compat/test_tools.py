@@ -115,6 +115,29 @@ def test_normalise_stderr_keeps_only_the_scripts_frames(tmp_path):
         "  print(a.grad)\n")
 
 
+def test_normalise_stderr_drops_a_multiline_library_warning_up_to_its_source_line(tmp_path):
+    """Anomaly mode's "Error detected in" warning carries the forward call's frames and
+    ends with a blank line before the source line of the library's warnings.warn: both
+    libraries' versions reduce to the warning's first line."""
+    script = str(tmp_path / "s.py")
+
+    def anomaly_warning(location, source_line, suffix):
+        return (f"{location}: UserWarning: Error detected in MulBackward0. Traceback of forward call "
+                "that caused the error:\n"
+                f'  File "{script}", line 4, in <module>\n'
+                "    y = x * x\n"
+                f"{suffix}\n"
+                f"  {source_line}\n"
+                "Traceback (most recent call last):\n")
+
+    torch_text = anomaly_warning("/somewhere/torch/autograd/graph.py:979", "return Variable._engine",
+                                 " (Triggered internally at /pytorch/python_anomaly_mode.cpp:122.)")
+    minigrad_text = anomaly_warning("/somewhere/minigrad/autograd/anomaly_mode.py:107", "warnings.warn(", "")
+    expected = ("<library>: UserWarning: Error detected in MulBackward0. Traceback of forward call "
+                "that caused the error:\nTraceback (most recent call last):\n")
+    assert normalise_stderr(torch_text, script) == normalise_stderr(minigrad_text, script) == expected
+
+
 def test_compare_reports_the_first_differing_line():
     run = {"stdout": "a\nb\nc\n", "stderr": "", "returncode": 0}
     assert compare(run, dict(run), "s.py") is None
@@ -146,4 +169,5 @@ def test_diff_says_identical_or_shows_the_first_difference(tmp_path):
     """, "other.py")
     p = _python("-m", "minigrad.diff", other, cwd=tmp_path)
     assert p.returncode == 1
-    assert p.stdout.startswith("first difference: stdout line 2\n--- torch\n     1 | same line\n>    2 | 2.13"), p.stdout
+    assert p.stdout.startswith(
+        "first difference: stdout line 2\n--- torch\n     1 | same line\n>    2 | 2.13"), p.stdout
