@@ -46,7 +46,9 @@ __all__ = [
     "is_exact_float32_math", "set_exact_float32_math",
 ]
 
-__version__ = "0.1.0"
+# The PyTorch version minigrad mirrors, for code that gates features on torch.__version__;
+# minigrad's own release is its package metadata (importlib.metadata.version("minigrad")).
+from .torch_version import __version__ as __version__
 
 
 def __getattr__(name):
