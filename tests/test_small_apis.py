@@ -86,7 +86,8 @@ def test_bce_with_logits_is_stable_and_saves_its_weights():
     assert loss.grad_fn._saved_weight is None and loss.grad_fn._saved_pos_weight.tolist() == [1.0, 1.0, 2.0]
     loss.sum().backward()
     assert np.allclose(x.grad.tolist(), [1.0, -1.0, -1.0])
-    assert minigrad.nn.BCEWithLogitsLoss(pos_weight=minigrad.ones(2)).state_dict()["pos_weight"].tolist() == [1, 1]
+    criterion = minigrad.nn.BCEWithLogitsLoss(pos_weight=minigrad.ones(2))
+    assert criterion.state_dict()["pos_weight"].tolist() == [1, 1]
 
 
 def test_l1_loss_is_made_of_ops():
