@@ -14,8 +14,8 @@ them all (``parametrizations.weight_norm`` does this).
 
 As in PyTorch, a parametrized module cannot be pickled, only its ``state_dict`` saved.
 """
-from contextlib import contextmanager
-from copy import deepcopy
+import contextlib
+import copy
 
 from ... import _tensor, grad_mode as _grad_mode
 from ..modules.container import ModuleDict as _ModuleDict, ModuleList as _ModuleList
@@ -28,7 +28,7 @@ _cache_enabled = 0
 _cache = {}
 
 
-@contextmanager
+@contextlib.contextmanager
 def cached():
     """``torch.nn.utils.parametrize.cached()``: inside, a parametrized tensor is computed
     on first access and reused (one graph, one call of the parametrization)."""
@@ -158,7 +158,7 @@ def _inject_new_class(module):
             return obj
         replica = self.__new__(self.__class__)
         memo[id(self)] = replica
-        replica.__dict__ = deepcopy(self.__dict__, memo)
+        replica.__dict__ = copy.deepcopy(self.__dict__, memo)
         return replica
 
     def getstate(self):
