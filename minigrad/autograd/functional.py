@@ -162,6 +162,18 @@ def _prepare_v(v, against, is_against_tuple, create_graph, fn_name, none_message
     return v
 
 
+def _last_pass(outputs, is_outputs_tuple, grad_args, refs, is_result_tuple, strict, create_graph, stage):
+    """What vjp, jvp, vhp and hvp end with: the product's backward pass
+    (``grad_args`` = outputs, inputs, grad_outputs), under grad mode only when building a
+    graph; zeros (shaped like ``refs``) for what it does not reach; the output and the
+    product detached unless ``create_graph``, each unpacked if it was no tuple."""
+    with grad_mode.set_grad_enabled(True if create_graph else grad_mode.is_grad_enabled()):
+        grads = _autograd_grad(*grad_args, create_graph=create_graph)
+        result = _fill_in_zeros(grads, refs, strict, create_graph, stage)
+    return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
+            _tuple_postprocess(_grad_postprocess(result, create_graph), is_result_tuple))
+
+
 _NONE_FOR_INPUT = ("The vector v can only be None if the input to the user-provided function is a "
                    "single Tensor with a single element.")
 
@@ -177,11 +189,8 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         v = _prepare_v(v, outputs, is_outputs_tuple, create_graph, "vjp",
                        "The vector v can only be None if the user-provided function returns a single "
                        "Tensor with a single element.")
-    with grad_mode.set_grad_enabled(True if create_graph else grad_mode.is_grad_enabled()):
-        grads = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
-        result = _fill_in_zeros(grads, inputs, strict, create_graph, "back")
-    return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
-            _tuple_postprocess(_grad_postprocess(result, create_graph), is_inputs_tuple))
+    return _last_pass(outputs, is_outputs_tuple, (outputs, inputs, v), inputs, is_inputs_tuple,
+                      strict, create_graph, "back")
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -199,11 +208,8 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         grad_outputs = tuple(zeros_like(out, requires_grad=True) for out in outputs)
         grad_inputs = _autograd_grad(outputs, inputs, grad_outputs, create_graph=True)
         _check_requires_grad(grad_inputs, "grad_inputs", strict=strict)
-    with grad_mode.set_grad_enabled(True if create_graph else grad_mode.is_grad_enabled()):
-        grads = _autograd_grad(grad_inputs, grad_outputs, v, create_graph=create_graph)
-        result = _fill_in_zeros(grads, outputs, strict, create_graph, "back_trick")
-    return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
-            _tuple_postprocess(_grad_postprocess(result, create_graph), is_outputs_tuple))
+    return _last_pass(outputs, is_outputs_tuple, (grad_inputs, grad_outputs, v), outputs, is_outputs_tuple,
+                      strict, create_graph, "back_trick")
 
 
 def _single_output_jacobian(func, inputs, v, create_graph, strict, fn_name):
@@ -230,11 +236,8 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     with grad_mode.enable_grad():
         is_inputs_tuple, inputs, v, outputs, jac = _single_output_jacobian(
             func, inputs, v, create_graph, strict, "vhp")
-    with grad_mode.set_grad_enabled(True if create_graph else grad_mode.is_grad_enabled()):
-        grads = _autograd_grad(jac, inputs, v, create_graph=create_graph)
-        result = _fill_in_zeros(grads, inputs, strict, create_graph, "double_back")
-    return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), False),
-            _tuple_postprocess(_grad_postprocess(result, create_graph), is_inputs_tuple))
+    return _last_pass(outputs, False, (jac, inputs, v), inputs, is_inputs_tuple, strict, create_graph,
+                      "double_back")
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -247,11 +250,8 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
         grad_jac = tuple(zeros_like(inp, requires_grad=True) for inp in inputs)
         double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
         _check_requires_grad(jac, "hessian", strict=strict)
-    with grad_mode.set_grad_enabled(True if create_graph else grad_mode.is_grad_enabled()):
-        grads = _autograd_grad(double_back, grad_jac, v, create_graph=create_graph)
-        result = _fill_in_zeros(grads, inputs, strict, create_graph, "double_back_trick")
-    return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), False),
-            _tuple_postprocess(_grad_postprocess(result, create_graph), is_inputs_tuple))
+    return _last_pass(outputs, False, (double_back, grad_jac, v), inputs, is_inputs_tuple, strict,
+                      create_graph, "double_back_trick")
 
 
 def _standard_basis(tensors, numels):
