@@ -31,8 +31,8 @@ print(type(edge).__name__, isinstance(edge, GradientEdge), isinstance(edge, tupl
       edge.output_nr, edge.node is b.grad_fn)
 leaf_edge = get_gradient_edge(x)
 print("leaf", leaf_edge.node.name(), leaf_edge.output_nr, leaf_edge.node.variable is x)
-node, nr = edge
-print("unpacked", node.name(), nr)
+node, nr, _ = edge
+print("fields", GradientEdge._fields, "unpacked", node.name(), nr)
 
 print("== gradgradcheck")
 d = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64, requires_grad=True)
@@ -73,9 +73,12 @@ y.sum().backward()
 print("grad", r(x.grad), y.grad_fn.name())
 
 print("== detect_anomaly")
+x.grad = None
 with torch.autograd.detect_anomaly():
-    print("anomaly on", torch.is_anomaly_enabled())
-print("anomaly off", torch.is_anomaly_enabled())
+    (x.exp() * 2).sum().backward()
+with torch.autograd.set_detect_anomaly(False):
+    (x * 3).sum().backward()
+print("backward under anomaly mode", r(x.grad))
 
 print("== CheckpointFunction, set_checkpoint_early_stop")
 w = torch.tensor([0.5, -1.5], requires_grad=True)
