@@ -13,7 +13,7 @@ state-dict methods of ``nn.Module`` and ``optim.Optimizer``; the ``register_*`` 
 - **covered**: minigrad has it (the same dotted path under ``minigrad``) and a differential
   test uses it (the name appears in a script of ``tests/differential/scenarios`` or
   ``tests/compat/scripts``, which run under both frameworks); the table names the first
-  such script and how many there are;
+  such script;
 - **left out**: docs/differences.md explains why, in its section "PyTorch APIs minigrad
   leaves out" (a bullet naming it in backticks, or a ``prefix.*`` pattern, then the reason);
 - **untested**: minigrad has it, but no differential script uses it;
@@ -113,7 +113,7 @@ def _scripts():
 
 
 def _users(name, scripts):
-    """The scripts that mention the name's last component as a word."""
+    """The scripts (sorted) that mention the name's last component as a word."""
     word = re.compile(rf"\b{re.escape(name.rsplit('.', 1)[1])}\b")
     return [path for path, text in scripts if word.search(text)]
 
@@ -129,10 +129,8 @@ def inventory():
         users = _users(name, scripts) if implemented else []
         if reason is not None:
             rows.append((name, "left out", reason))
-        elif users:
-            first = users[0].relative_to(REPO_ROOT).as_posix()
-            more = f" (+{len(users) - 1})" if len(users) > 1 else ""
-            rows.append((name, "covered", f"`{first}`{more}"))
+        elif users:     # the first script only: a new script elsewhere leaves the table as it is
+            rows.append((name, "covered", f"`{users[0].relative_to(REPO_ROOT).as_posix()}`"))
         elif implemented:
             rows.append((name, "untested", "no differential script uses it"))
         else:
