@@ -110,13 +110,13 @@ def _sort_forward(x, dim, descending):
 
 
 def _sort_backward(grads, ctx):
-    # PyTorch's value_selecting_reduction_backward: each gradient goes back to the
-    # position its value came from.
-    sizes = ctx.self_sym_sizes
+    # PyTorch's value_selecting_reduction_backward: zeros.scatter_(dim, indices, grad), each
+    # gradient back where its value came from (a ScatterBackward0 under create_graph).
+    g, sizes = grads[0], ctx.self_sym_sizes
     if not sizes:
-        return grads[0]
-    return apply_op(scatter_add_zeros, (grads[0],), {"dim": ctx.dim % len(sizes), "index": ctx.indices,
-                                                     "shape": sizes})
+        return g
+    zeros = _tensor.Tensor._wrap(np.zeros(sizes, dtype=g._array.dtype))
+    return apply_op(scatter, (zeros, g), {"dim": ctx.dim, "index": ctx.indices})
 
 
 def _index_add_forward(x, source, key, dim, index, alpha, source_dim):
@@ -517,6 +517,9 @@ def _mul_scalar(t, other):
 
 mul_scalar = Op("mul", "MulBackward1", lambda x, other: x * other, saved_attrs=("other",),
                 grads={"self": lambda g, ctx: _mul_scalar(g, ctx.other)})
+# ``t / n`` with a Python number inside a formula (PyTorch's ``div_(numel)``): ``DivBackward1``.
+div_scalar = Op("div", "DivBackward1", lambda x, other: x / other, saved_attrs=("other",),
+                grads={"self": lambda g, ctx: apply_op(div_scalar, (g,), {"other": ctx.other})})
 tanh_backward = Op("tanh_backward", "TanhBackwardBackward0", lambda g, y: g * (1 - y * y),
                    ("grad_output", "output"), saves={"grad_output": None, "output": None},
                    grads={"grad_output": lambda gg, ctx: apply_op(tanh_backward, (gg, ctx.output)),
@@ -589,6 +592,15 @@ gather = Op("gather", "GatherBackward0", _gather_forward, saves={"self": None},
             saved_attrs=("dim", "index", "sparse_grad"),
             grads={"self": lambda g, ctx: apply_op(scatter_add_zeros, (g,), {
                 "dim": ctx.dim, "index": ctx.index, "shape": ctx.self._array.shape})})
+def _scatter_forward(x, src, dim, index):
+    out = x.copy()
+    np.put_along_axis(out, index._array, src, axis=dim)
+    return out
+
+
+# ``self.scatter(dim, index, src)``: only the source's gradient (gathered back) is needed here.
+scatter = Op("scatter", "ScatterBackward0", _scatter_forward, ("self", "src"), saved_attrs=("dim", "index"),
+             grads={"src": lambda g, ctx: g.gather(ctx.dim % g.dim(), ctx.index)})
 # gather's backward as one op (``zeros.scatter_add(dim, index, grad)``), so that it has a
 # derivative itself: gathering the incoming gradient back.
 scatter_add_zeros = Op("scatter_add", "ScatterAddBackward0", _scatter_add_zeros_forward,

@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from .. import _creation, dtypes, grad_mode as _grad_mode
+from .. import _creation, _ops, dtypes, grad_mode as _grad_mode
 from .._dispatch import Op as _Op, apply_op as _apply_op
 from .._tensor import Tensor as _Tensor
 from .._tensor_methods import _as_tensor
@@ -251,25 +251,29 @@ def _bce_logits_forward(x, target, weight, pos_weight, reduction):
     return _reduce_loss(loss if weight is None else loss * weight._array, reduction)
 
 
-def _bce_logits_scale(g, ctx):
-    """The incoming gradient times ``weight``, over the element count for a mean."""
+def _bce_logits_scale(d, g, ctx):
+    """``d * g``, times ``weight``, over the element count for a mean: PyTorch's order,
+    so a ``create_graph`` backward records its nodes (``MulBackward0``, ``DivBackward1``)."""
+    out = d * g
+    if ctx.weight is not None:
+        out = out * ctx.weight
     if ctx.reduction == _REDUCTION["mean"]:
-        g = g / float(np.prod(ctx.self.shape))
-    return g if ctx.weight is None else g * ctx.weight
+        out = _apply_op(_ops.div_scalar, (out,), {"other": int(np.prod(ctx.self.shape))})
+    return out
 
 
 def _bce_logits_grad_self(g, ctx):
     # d/dx = (1 + (pos_weight - 1) * target) * sigmoid(x) - pos_weight * target
     x, t, pw = ctx.self, ctx.target, ctx.pos_weight
     d = x.sigmoid() - t if pw is None else (pw * t + 1 - t) * x.sigmoid() - pw * t
-    return _bce_logits_scale(g, ctx) * d
+    return _bce_logits_scale(d, g, ctx)
 
 
 def _bce_logits_grad_target(g, ctx):
     # d/dtarget = -x + (pos_weight - 1) * softplus(-x)
     x, pw = ctx.self, ctx.pos_weight
     d = -x if pw is None else -x + (pw - 1) * ((-x).clamp(min=0) + ((-x.abs()).exp() + 1).log())
-    return _bce_logits_scale(g, ctx) * d
+    return _bce_logits_scale(d, g, ctx)
 
 
 # ``weight`` and ``pos_weight`` are saved too (after ``self`` and ``target``), by

@@ -1,10 +1,11 @@
 """a05: the smaller names of torch.autograd that hook code reaches for.
 
 Intent: get_gradient_edge / GradientEdge (the edge a tensor's gradient flows into: its
-grad_fn and output number, or a leaf's AccumulateGrad), gradgradcheck, the grad_mode
+grad_fn and output number, or a leaf's AccumulateGrad), the grad_mode
 module's context managers, FunctionCtx and once_differentiable in a custom Function,
 detect_anomaly as a context manager, the reentrant CheckpointFunction called directly and
-set_checkpoint_early_stop. Each is printed the way a script inspects it.
+set_checkpoint_early_stop. Each is printed the way a script inspects it. (gradcheck and
+gradgradcheck are a07.)
 """
 import torch
 import torch.autograd.grad_mode as grad_mode
@@ -33,11 +34,6 @@ leaf_edge = get_gradient_edge(x)
 print("leaf", leaf_edge.node.name(), leaf_edge.output_nr, leaf_edge.node.variable is x)
 node, nr, _ = edge
 print("fields", GradientEdge._fields, "unpacked", node.name(), nr)
-
-print("== gradgradcheck")
-d = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64, requires_grad=True)
-print(torch.autograd.gradcheck(lambda t: (t ** 3).sin(), (d,)),
-      torch.autograd.gradgradcheck(lambda t: (t ** 3).sin(), (d,)))
 
 print("== grad_mode module")
 with grad_mode.no_grad():
