@@ -18,27 +18,6 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 # are neither covered nor left out yet. Remove a name once it is covered; the last test
 # fails for a listed name that no longer needs to be here.
 PENDING = frozenset({
-    # module state-dict and registration hooks
-    "torch.nn.Module._load_from_state_dict",
-    "torch.nn.Module._register_load_state_dict_pre_hook",
-    "torch.nn.Module._register_state_dict_hook",
-    "torch.nn.Module._save_to_state_dict",
-    "torch.nn.Module.register_load_state_dict_post_hook",
-    "torch.nn.Module.register_load_state_dict_pre_hook",
-    "torch.nn.Module.register_state_dict_post_hook",
-    "torch.nn.Module.register_state_dict_pre_hook",
-    "torch.nn.modules.module.register_module_buffer_registration_hook",
-    "torch.nn.modules.module.register_module_module_registration_hook",
-    "torch.nn.modules.module.register_module_parameter_registration_hook",
-    # optimizer hooks
-    "torch.optim.Optimizer.register_load_state_dict_post_hook",
-    "torch.optim.Optimizer.register_load_state_dict_pre_hook",
-    "torch.optim.Optimizer.register_state_dict_post_hook",
-    "torch.optim.Optimizer.register_state_dict_pre_hook",
-    "torch.optim.Optimizer.register_step_post_hook",
-    "torch.optim.Optimizer.register_step_pre_hook",
-    "torch.optim.optimizer.register_optimizer_step_post_hook",
-    "torch.optim.optimizer.register_optimizer_step_pre_hook",
     # op-level interception
     "torch.overrides.TorchFunctionMode",
     "torch.utils._python_dispatch.TorchDispatchMode",

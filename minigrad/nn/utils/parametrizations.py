@@ -2,11 +2,10 @@
 ``weight_norm``, the modern form of ``nn.utils.weight_norm``.
 
 ``parametrizations.weight_norm(module)`` registers a parametrization whose
-``right_inverse`` splits the weight into ``original0`` (the magnitude, PyTorch's old
+``right_inverse`` splits the weight into ``original0`` (the magnitude, the old
 ``weight_g``) and ``original1`` (the direction, ``weight_v``); ``module.weight`` is
-recomputed on every access (``parametrize.cached()`` reuses it). PyTorch also registers a
-load-state-dict hook that renames an old ``weight_g``/``weight_v`` checkpoint; minigrad
-does not (load such a state dict into a module made with ``nn.utils.weight_norm``).
+recomputed on every access (``parametrize.cached()`` reuses it). A load-state-dict
+pre-hook renames the keys of a state dict saved with the old ``nn.utils.weight_norm``.
 """
 from ..modules.module import Module as _Module
 from . import parametrize
@@ -32,4 +31,13 @@ def weight_norm(module, name="weight", dim=0):
     ``module.<name>`` is ``g * v / ||v||`` computed from
     ``module.parametrizations.<name>.original0`` (g) and ``original1`` (v)."""
     parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
+
+    def _weight_norm_compat_hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                 error_msgs):
+        g_key, v_key = f"{prefix}{name}_g", f"{prefix}{name}_v"
+        if g_key in state_dict and v_key in state_dict:
+            state_dict[f"{prefix}parametrizations.{name}.original0"] = state_dict.pop(g_key)
+            state_dict[f"{prefix}parametrizations.{name}.original1"] = state_dict.pop(v_key)
+
+    module._register_load_state_dict_pre_hook(_weight_norm_compat_hook)
     return module

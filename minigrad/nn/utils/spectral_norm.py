@@ -8,15 +8,21 @@ vectors) and a forward pre-hook, a :class:`SpectralNorm` object, that sets
 first runs ``n_power_iterations`` steps of power iteration under ``no_grad``, updating
 the buffers in place; in eval mode it reuses them.
 
+Two state-dict hooks come with it, as in PyTorch: saving records the version of this
+layout in the state dict's metadata (``{"spectral_norm": {"weight.version": 1}}``), and
+loading a state dict without that version (saved before PyTorch 1.0: ``weight`` itself,
+no ``weight_v``) rebuilds ``weight_v`` from ``weight_orig``, ``weight`` and ``weight_u``.
+
 Where minigrad differs: the buffers start from minigrad's random generator (copy values
-into ``weight_u``/``weight_v`` to compare with PyTorch), and PyTorch's state-dict hooks
-that convert checkpoints saved before PyTorch 1.0 (a ``spectral_norm`` version number
-in the state dict's metadata) are not registered.
+into ``weight_u``/``weight_v`` to compare with PyTorch).
 """
-from ... import grad_mode as _grad_mode
+import numpy as np
+
+from ... import _tensor, grad_mode as _grad_mode
 from ..parameter import Parameter as _Parameter
 
-__all__ = ["SpectralNorm", "spectral_norm", "remove_spectral_norm"]
+__all__ = ["SpectralNorm", "SpectralNormLoadStateDictPreHook", "SpectralNormStateDictHook", "spectral_norm",
+           "remove_spectral_norm"]
 
 
 def _normalize(x, eps):
@@ -59,6 +65,14 @@ class SpectralNorm:
         sigma = u.matmul(weight_mat.matmul(v))          # dot(u, mv(W, v))
         return weight / sigma
 
+    def _solve_v_and_rescale(self, weight_mat, u, target_sigma):
+        """The ``v`` with ``u = normalize(W v)`` whose ``u . W v`` is ``target_sigma``
+        (``pinv(W^T W) W^T u``, rescaled), for a pre-1.0 checkpoint that saved no ``v``."""
+        w = weight_mat._array.astype(np.float64)
+        v = np.linalg.pinv(w.T @ w) @ w.T @ u._array.astype(np.float64)
+        v *= float(target_sigma) / float(u._array @ (w @ v))
+        return _tensor.Tensor._wrap(v.astype(weight_mat._array.dtype))
+
     def remove(self, module):
         with _grad_mode.no_grad():
             weight = self.compute_weight(module, do_power_iteration=False)
@@ -91,7 +105,57 @@ class SpectralNorm:
         module.register_buffer(fn.name + "_u", u)
         module.register_buffer(fn.name + "_v", v)
         module.register_forward_pre_hook(fn)
+        module._register_state_dict_hook(SpectralNormStateDictHook(fn))
+        module._register_load_state_dict_pre_hook(SpectralNormLoadStateDictPreHook(fn))
         return fn
+
+
+class SpectralNormLoadStateDictPreHook:
+    """Loads a state dict saved before PyTorch 1.0 (no version in its metadata): ``weight``
+    is dropped and ``weight_v`` solved from ``weight_orig``, ``weight`` and ``weight_u``."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs):
+        fn = self.fn
+        version = local_metadata.get("spectral_norm", {}).get(fn.name + ".version", None)
+        if version is not None and version >= 1:
+            return
+        weight_key = prefix + fn.name
+        if version is None and all(weight_key + s in state_dict for s in ("_orig", "_u", "_v")) \
+                and weight_key not in state_dict:
+            return      # no metadata, but already this layout
+        has_missing_keys = False
+        for suffix in ("_orig", "", "_u"):
+            if weight_key + suffix not in state_dict:
+                has_missing_keys = True
+                if strict:
+                    missing_keys.append(weight_key + suffix)
+        if has_missing_keys:
+            return
+        with _grad_mode.no_grad():
+            weight_orig = state_dict[weight_key + "_orig"]
+            weight = state_dict.pop(weight_key)
+            sigma = (weight_orig / weight).mean()
+            weight_mat = fn.reshape_weight_to_matrix(weight_orig)
+            state_dict[weight_key + "_v"] = fn._solve_v_and_rescale(weight_mat, state_dict[weight_key + "_u"],
+                                                                   sigma)
+
+
+class SpectralNormStateDictHook:
+    """Records ``{"spectral_norm": {"<name>.version": 1}}`` in the module's state-dict metadata."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, module, state_dict, prefix, local_metadata):
+        versions = local_metadata.setdefault("spectral_norm", {})
+        key = self.fn.name + ".version"
+        if key in versions:
+            raise RuntimeError(f"Unexpected key in metadata['spectral_norm']: {key}")
+        versions[key] = self.fn._version
 
 
 def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
@@ -103,8 +167,12 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
 
 
 def remove_spectral_norm(module, name="weight"):
-    """``torch.nn.utils.remove_spectral_norm``: the hook and buffers go; ``name`` is a
-    parameter again, holding ``weight_orig / sigma`` from the current ``u`` and ``v``."""
+    """``torch.nn.utils.remove_spectral_norm``: the hooks and buffers go; ``name`` is a
+    parameter again, holding ``weight_orig / sigma`` from the current ``u`` and ``v``.
+
+    As in PyTorch 2.13, the load-state-dict pre-hook stays: it is stored wrapped, so the
+    ``isinstance`` test below misses it, and loading a plain state dict afterwards
+    reports ``weight_orig`` and ``weight_u`` missing."""
     for key, hook in module._forward_pre_hooks.items():
         if isinstance(hook, SpectralNorm) and hook.name == name:
             hook.remove(module)
@@ -112,4 +180,10 @@ def remove_spectral_norm(module, name="weight"):
             break
     else:
         raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    for hooks, kind in ((module._state_dict_hooks, SpectralNormStateDictHook),
+                        (module._load_state_dict_pre_hooks, SpectralNormLoadStateDictPreHook)):
+        for key, hook in hooks.items():
+            if isinstance(hook, kind) and hook.fn.name == name:
+                del hooks[key]
+                break
     return module

@@ -97,11 +97,23 @@ print("after power iteration: sigma", round(1.0 / (s.weight / s.weight_orig)[0, 
 s.eval()
 u_eval = s.weight_u.clone()
 print("eval out", r(s(x)), "u unchanged", torch.equal(u_eval, s.weight_u))
+sd = s.state_dict()
+print("metadata", dict(sd._metadata), sorted(sd))
+fresh = nn.utils.spectral_norm(linear())
+print(fresh.load_state_dict(sd), r(fresh.weight_u), r(fresh.weight_v))
+# A checkpoint from before PyTorch 1.0 (no version, weight instead of weight_v): v is solved
+# back from weight_orig, weight and u (a square, invertible weight: v is unique).
+square = nn.utils.spectral_norm(nn.Linear(2, 2, bias=False))
+old_style = {"weight_orig": torch.tensor([[2.0, 1.0], [0.5, 3.0]]),
+             "weight": torch.tensor([[0.6, 0.3], [0.15, 0.9]]), "weight_u": torch.tensor([0.6, 0.8])}
+print("pre-1.0 checkpoint:", square.load_state_dict(old_style), r(square.weight_v))
 with torch.no_grad():
     print("singular value (eval)", round((s.weight_orig / s.weight)[0, 0].item(), 4))
 nn.utils.remove_spectral_norm(s)
 print("removed", [name for name, _ in s.named_parameters()], [name for name, _ in s.named_buffers()],
       r(s.weight), len(s._forward_pre_hooks))
+print("hooks left", len(s._state_dict_hooks), len(s._load_state_dict_pre_hooks))
+show_err("plain state dict after removal", lambda: s.load_state_dict(s.state_dict()))
 show_err("two iterations of zero", lambda: nn.utils.spectral_norm(linear(), n_power_iterations=0))
 show_err("remove again", lambda: nn.utils.remove_spectral_norm(s))
 conv = nn.utils.spectral_norm(nn.Conv2d(2, 3, 2))
@@ -179,5 +191,10 @@ print([name for name, _ in pw.named_parameters()], list(pw.state_dict()))
 print("weight", r(pw.weight), pw.weight.grad_fn.name(), "g", r(pw.parametrizations.weight.original0))
 pw(x).sum().backward()
 print("grads", r(pw.parametrizations.weight.original0.grad), r(pw.parametrizations.weight.original1.grad))
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    old_sd = nn.utils.weight_norm(linear()).state_dict()
+old_sd["weight_g"] = old_sd["weight_g"] * 2.0
+print("old weight_norm state dict:", list(old_sd), pw.load_state_dict(old_sd), r(pw.weight))
 P.remove_parametrizations(pw, "weight")
 print("removed", type(pw).__name__, [name for name, _ in pw.named_parameters()], r(pw.weight))
