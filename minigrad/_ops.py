@@ -592,6 +592,8 @@ gather = Op("gather", "GatherBackward0", _gather_forward, saves={"self": None},
             saved_attrs=("dim", "index", "sparse_grad"),
             grads={"self": lambda g, ctx: apply_op(scatter_add_zeros, (g,), {
                 "dim": ctx.dim, "index": ctx.index, "shape": ctx.self._array.shape})})
+
+
 def _scatter_forward(x, src, dim, index):
     out = x.copy()
     np.put_along_axis(out, index._array, src, axis=dim)

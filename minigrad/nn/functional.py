@@ -195,9 +195,15 @@ _max_pool2d_with_indices = _Op("max_pool2d_with_indices", "MaxPool2DWithIndicesB
 _REDUCTION = {"none": 0, "mean": 1, "sum": 2}
 
 
+def _reduce_loss(loss, reduction):
+    """A loss's numpy elements reduced as PyTorch's ``at::Reduction`` number says."""
+    if reduction == _REDUCTION["mean"]:
+        return loss.mean()
+    return loss.sum() if reduction == _REDUCTION["sum"] else loss
+
+
 def _mse_forward(x, target, reduction):
-    d = (x - target) ** 2
-    return d.mean() if reduction == _REDUCTION["mean"] else d.sum() if reduction == _REDUCTION["sum"] else d
+    return _reduce_loss((x - target) ** 2, reduction)
 
 
 def _mse_backward_forward(g, x, target, reduction):
@@ -234,13 +240,6 @@ def _in_float64(fn):
     def forward(*arrays, **kw):
         return np.asarray(fn(*(a.astype(np.float64) for a in arrays), **kw)).astype(arrays[0].dtype)
     return forward
-
-
-def _reduce_loss(loss, reduction):
-    """A loss's numpy elements reduced as PyTorch's ``at::Reduction`` number says."""
-    if reduction == _REDUCTION["mean"]:
-        return loss.mean()
-    return loss.sum() if reduction == _REDUCTION["sum"] else loss
 
 
 def _bce_logits_forward(x, target, weight, pos_weight, reduction):
@@ -683,17 +682,16 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     """``F.l1_loss``: mean (or sum, or none) of ``|input - target|``. As in PyTorch it is
     made of ops, not one node: ``MeanBackward0`` (``SumBackward0``) over ``AbsBackward0``
     over ``SubBackward0``. With ``weight`` (of ``input``'s size) the mean is weighted."""
-    reduction = _reduction(size_average, reduce, reduction)
-    _reduction_enum(reduction)
+    reduction = _reduction_enum(_reduction(size_average, reduce, reduction))
     input, target = _same_size(input, _as_tensor(target))
     errors = (input - target).abs()
     if weight is not None:
         if weight.shape != input.shape:
             raise ValueError("Weights and input must have the same size.")
         errors = errors * weight
-        if reduction == "mean":
+        if reduction == _REDUCTION["mean"]:
             return errors.sum() / weight.sum()
-    return errors.mean() if reduction == "mean" else errors.sum() if reduction == "sum" else errors
+    return _reduce_loss(errors, reduction)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
@@ -767,7 +765,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     logp = input.log_softmax(class_dim)
     if isinstance(target, _Tensor) and target.is_floating_point():
         losses = -(logp * target).sum(class_dim)
-        return losses.mean() if reduction == "mean" else losses.sum() if reduction == "sum" else losses
+        return _reduce_loss(losses, _reduction_enum(reduction))
     if label_smoothing:
         raise NotImplementedError("minigrad's cross_entropy does not support label_smoothing")
     return nll_loss(logp, target, weight, None, ignore_index, None, reduction)
