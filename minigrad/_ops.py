@@ -115,7 +115,7 @@ def _sort_backward(grads, ctx):
     g, sizes = grads[0], ctx.self_sym_sizes
     if not sizes:
         return g
-    zeros = _tensor.Tensor._wrap(np.zeros(sizes, dtype=g._array.dtype))
+    zeros = _tensor_class.Tensor._wrap(np.zeros(sizes, dtype=g._array.dtype))
     return apply_op(scatter, (zeros, g), {"dim": ctx.dim, "index": ctx.indices})
 
 
