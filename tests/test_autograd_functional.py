@@ -38,8 +38,8 @@ def test_jacobian_and_hessian_values():
 
 
 def test_same_as_torch():
-    torch = pytest.importorskip("torch")
-    import torch.autograd.functional  # noqa: F401
+    pytest.importorskip("torch")
+    import torch.autograd.functional
     assert _trace(minigrad) == _trace(torch)
 
 

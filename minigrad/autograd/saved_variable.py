@@ -172,7 +172,8 @@ class SavedTensor:
             out = self._unpack(self._packed)
             if not isinstance(out, _tensor_class.Tensor):
                 kind = type(out)
-                name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+                name = (kind.__name__ if kind.__module__ == "builtins"
+                        else f"{kind.__module__}.{kind.__qualname__}")
                 raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor "
                                 f"but got result of type {name}")
             return self._rewrap(out._array, node, out._version_counter)
