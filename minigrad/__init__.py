@@ -16,13 +16,13 @@ from ._format import set_printoptions
 from ._legacy import BoolTensor, DoubleTensor, FloatTensor, HalfTensor, LongTensor
 from ._creation import (abs, add, all, allclose, any, arange, argmax, as_tensor, cat, chunk, clamp, clip,
                         clone, cos, detach, div, empty, equal, exp, eye, flatten, from_numpy, full,
-                        full_like, gather, get_rng_state, is_tensor, isfinite, isinf, isnan, linspace, log,
-                        log_softmax, manual_seed, masked_fill, matmul, max, maximum, mean, min, mm, mul,
+                        full_like, gather, get_rng_state, index_add, is_tensor, isfinite, isinf, isnan,
+                        linspace, log, log_softmax, manual_seed, masked_fill, matmul, max, maximum, mean, min, mm, mul,
                         neg, numel, ones, ones_like, permute, pow, prod, rand, randint, randn, randperm,
                         ravel, reciprocal, relu, reshape, round, set_rng_state, sigmoid, sign, sin,
-                        softmax, split, sqrt, squeeze, stack, std, std_mean, sub, sum, t, tanh, tensor,
-                        topk, transpose, tril, triu, unbind, unsqueeze, var, var_mean, where, zeros,
-                        zeros_like)
+                        softmax, sort, split, sqrt, squeeze, stack, std, std_mean, sub, sum, t, tanh,
+                        tensor, topk, transpose, tril, triu, unbind, unsqueeze, var, var_mean, where,
+                        zeros, zeros_like)
 from .serialization import load, save
 from ._ops import is_exact_float32_math, set_exact_float32_math
 from . import autograd, cuda, utils  # noqa: F401 (the same)
@@ -33,21 +33,23 @@ __all__ = [
     "BoolTensor", "cat", "chunk", "clamp", "clip", "clone", "cos", "detach", "device", "div",
     "double", "DoubleTensor", "dtype", "empty", "enable_grad", "equal", "exp", "eye", "flatten",
     "float", "float16", "float32", "float64", "FloatTensor", "from_numpy", "full", "full_like",
-    "gather", "get_default_dtype", "get_rng_state", "half", "HalfTensor", "inference_mode",
+    "gather", "get_default_dtype", "get_rng_state", "half", "HalfTensor", "index_add", "inference_mode",
     "int", "int32", "int64", "is_grad_enabled", "is_inference_mode_enabled", "is_tensor",
     "isfinite", "isinf", "isnan", "linspace", "load", "log", "log_softmax", "long",
     "LongTensor", "manual_seed", "masked_fill", "matmul", "max", "maximum", "mean", "min", "mm",
     "mul", "neg", "no_grad", "numel", "ones", "ones_like", "permute", "pow", "prod", "rand",
     "randint", "randn", "randperm", "ravel", "reciprocal", "relu", "reshape", "round", "save",
     "set_grad_enabled", "set_printoptions", "set_rng_state", "sigmoid", "sign", "sin", "Size",
-    "softmax", "split", "sqrt", "squeeze", "stack", "std", "std_mean", "sub", "sum", "t",
+    "softmax", "sort", "split", "sqrt", "squeeze", "stack", "std", "std_mean", "sub", "sum", "t",
     "tanh", "Tensor", "tensor", "topk", "transpose", "tril", "triu", "unbind", "unsqueeze", "var",
     "var_mean", "where", "zeros", "zeros_like",
     # minigrad's own switch (no torch counterpart): exact float32 transcendentals or numpy's
     "is_exact_float32_math", "set_exact_float32_math",
 ]
 
-__version__ = "0.1.0"
+# The PyTorch version minigrad mirrors, for code that gates features on torch.__version__;
+# minigrad's own release is its package metadata (importlib.metadata.version("minigrad")).
+from .torch_version import __version__ as __version__
 
 
 def __getattr__(name):

@@ -238,3 +238,5 @@ for _name in ("exp", "log", "tanh", "sigmoid", "relu", "abs", "sqrt", "sin", "co
     globals()[_name] = _method(_name)
 del _name
 topk = _method("topk")
+sort = _method("sort")
+index_add = _method("index_add")

@@ -55,10 +55,27 @@ def _apply_step(t, dim, k):
     return apply_op(ops.select, (t,), {"key": key, "dim": dim, "index": int(k)})
 
 
-def _saved_indices(parts):
-    """PyTorch's ``IndexBackward0._saved_indices``: one index tensor (or None) per dim."""
+class _SavedIndices(tuple):
+    """What ``IndexBackward0`` and ``IndexPutBackward0`` keep as ``indices``: as PyTorch's
+    list of saved variables, one ``SavedTensor`` per indexed dimension (holding None for
+    a dimension taken whole). ``node._raw_saved_indices`` is this tuple,
+    ``node._saved_indices`` the tensors; saved-tensor hooks pack each index tensor."""
+
+    def unpack(self, node=None, for_backward=False):
+        return tuple(saved.unpack(node, for_backward) for saved in self)
+
+    def free(self):
+        for saved in self:
+            saved.free()
+
+
+def _save_indices(node, parts):
+    """Give ``node`` (None when no graph was recorded) its saved ``indices``."""
     from ._tensor import Tensor
-    return tuple(None if isinstance(p, slice) else Tensor._wrap(np.asarray(p)) for p in parts)
+    from .autograd.saved_variable import SavedTensor
+    if node is not None:
+        node._stored["indices"] = _SavedIndices(
+            SavedTensor(None if isinstance(p, slice) else Tensor._wrap(np.asarray(p))) for p in parts)
 
 
 def getitem(t, key):
@@ -66,7 +83,9 @@ def getitem(t, key):
     parts = key if isinstance(key, tuple) else (key,)
     try:
         if _is_advanced(parts):
-            return apply_op(ops.index, (t,), {"key": key, "indices": _saved_indices(parts)})
+            out = apply_op(ops.index, (t,), {"key": key})
+            _save_indices(out.grad_fn, parts)
+            return out
         steps = _basic_steps(parts)
         if not steps:                       # x[:] or x[:, :]: PyTorch gives a slice of dim 0
             steps = [(0, slice(None))]
@@ -112,8 +131,11 @@ def setitem(t, key, value):
     parts = key if isinstance(key, tuple) else (key,)
     value = _as_tensor(value)
     if any(isinstance(p, np.ndarray) for p in parts):
-        t._inplace(lambda s: apply_op(ops.index_put_, (s, value), {
-            "key": key, "indices": _saved_indices(parts), "accumulate": False}), (value,))
+        def index_put(s):
+            out = apply_op(ops.index_put_, (s, value), {"key": key, "accumulate": False})
+            _save_indices(out.grad_fn, parts)
+            return out
+        t._inplace(index_put, (value,))
         return
     _copy_to(getitem(t, _basic_key(parts, t._array.ndim)), value)
 
@@ -127,3 +149,42 @@ def _copy_to(dst, src):
             shape = shape[1:]
         src = src.view(shape).expand(dst._array.shape)
     dst.copy_(src)
+
+
+def index_add_attrs(t, dim, index, source, alpha):
+    """Check ``Tensor.index_add``'s arguments as PyTorch does (its messages say
+    ``index_add_()`` for both forms) and return the attributes of the ``index_add`` row."""
+    from ._tensor import Tensor
+    from ._tensor_methods import _dim
+    _dim(dim, t._array.ndim)
+    if not isinstance(index, Tensor):
+        raise TypeError(f"index_add_(): argument 'index' (position 2) must be Tensor, "
+                        f"not {type(index).__name__}")
+    idx = index._array
+    scalar_type = index.type()[len("torch."):-len("Tensor")]        # "Long", "Float"
+    if idx.dtype not in (np.int32, np.int64):
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {scalar_type}")
+    if idx.ndim > 1:
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {idx.ndim} "
+                         f"with type: {scalar_type} and size: {list(idx.shape)}")
+    dim %= max(t._array.ndim, 1)
+    shape, source_shape = t._array.shape, source._array.shape
+    source_size = source_shape[dim] if source_shape else 1
+    if idx.size != source_size:
+        raise RuntimeError(f"index_add_(): Number of indices ({idx.size}) should be equal to "
+                           f"source.size(dim): ({source_size}), for dim: {dim}")
+    if shape and (len(source_shape) != len(shape) or any(
+            a != b for d, (a, b) in enumerate(zip(shape, source_shape)) if d != dim)):
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified "
+                           f"dimension. Got self.shape = {list(shape)} source.shape = {list(source_shape)}")
+    size = shape[dim] if shape else 1
+    bad = (idx < 0) | (idx >= size)
+    if bad.any() and len(shape) <= 1:
+        raise IndexError("index out of range in self")
+    if bad.any():
+        raise RuntimeError(f"index {int(idx[bad].flat[0])} is out of bounds for dimension {dim} "
+                           f"with size {size}")
+    key = (slice(None),) * dim + (idx.reshape(-1),) if shape else ()
+    return {"key": key, "dim": dim, "index": index if source.requires_grad else None,
+            "alpha": alpha, "source_dim": source._array.ndim}
+

@@ -95,6 +95,42 @@ def _topk_backward(grads, ctx):
     return total
 
 
+def _sort_forward(x, dim, descending):
+    if x.ndim == 0:
+        return x.copy(), np.zeros((), dtype=np.int64)
+    # Stable, as PyTorch's CPU sort: equal values keep their order, descending too (a
+    # stable ascending sort of the reversed values, reversed back), and NaN counts as
+    # the largest value.
+    if descending:
+        n = x.shape[dim]
+        indices = n - 1 - np.flip(np.argsort(np.flip(x, dim), axis=dim, kind="stable"), dim)
+    else:
+        indices = np.argsort(x, axis=dim, kind="stable")
+    return np.take_along_axis(x, indices, axis=dim), indices.astype(np.int64)
+
+
+def _sort_backward(grads, ctx):
+    # PyTorch's value_selecting_reduction_backward: zeros.scatter_(dim, indices, grad), each
+    # gradient back where its value came from (a ScatterBackward0 under create_graph).
+    g, sizes = grads[0], ctx.self_sym_sizes
+    if not sizes:
+        return g
+    zeros = _tensor_class.Tensor._wrap(np.zeros(sizes, dtype=g._array.dtype))
+    return apply_op(scatter, (zeros, g), {"dim": ctx.dim, "index": ctx.indices})
+
+
+def _index_add_forward(x, source, key, dim, index, alpha, source_dim):
+    out = x.copy()
+    np.add.at(out, key, source if alpha == 1 else source * alpha)
+    return out
+
+
+def _index_add_source_backward(g, ctx):
+    # PyTorch: grad.index_select(dim, index) (times alpha), the source's shape.
+    picked = g[ctx.key]
+    return picked if ctx.alpha == 1 else _mul_scalar(picked, ctx.alpha)
+
+
 def _clamp_forward(x, min=None, max=None):
     return np.clip(x, min, max) if (min is not None or max is not None) else x.copy()
 
@@ -290,6 +326,11 @@ min_dim = Op("min", "MinBackward0", lambda x, **kw: _max_dim_forward(x, reduce=n
              grads={"self": lambda grads, ctx: _select_backward(grads[0], ctx)})
 topk = Op("topk", "TopkBackward0", _topk_forward, multi_output=True, saves={"indices": None},
           saved_attrs=("dim", "self_sym_sizes"), grads={"self": _topk_backward})
+# ``stable=`` given (True or False) is aten's ``sort.stable`` overload, ``SortBackward1``.
+sort = Op("sort", "SortBackward0", _sort_forward, multi_output=True, saves={"indices": None},
+          saved_attrs=("dim", "self_sym_sizes"), grads={"self": _sort_backward})
+sort_stable = Op("sort", "SortBackward1", _sort_forward, multi_output=True, saves={"indices": None},
+                 saved_attrs=("dim", "self_sym_sizes"), grads={"self": _sort_backward})
 norm = Op("linalg_vector_norm", "LinalgVectorNormBackward0",
           _quiet(lambda x, ord, dim, keepdim: np.sqrt(np.sum(x * x, axis=dim, keepdims=keepdim))),
           saves={"self": None, "result": None}, saved_attrs=("dim", "keepdim", "ord"),
@@ -396,11 +437,12 @@ select = Op("select", "SelectBackward0", lambda x, key, dim, index: x[key + (Ell
 slice = Op("slice", "SliceBackward0", lambda x, key, dim, start, end, step: x[key],
            view=True, saved_attrs=("dim", "end", "self_sym_sizes", "start", "step"),
            grads={"self": _index_backward(slice_backward)})
-index = Op("index", "IndexBackward0", lambda x, key, indices: x[key],
-           saved_attrs=("indices", "self_sym_sizes"), grads={"self": _index_backward(index_put)})
+# (Both index nodes also save ``indices``, a tuple of SavedTensors: ``_indexing._save_indices``.)
+index = Op("index", "IndexBackward0", lambda x, key: x[key],
+           saved_attrs=("self_sym_sizes",), grads={"self": _index_backward(index_put)})
 
 
-def _index_put_forward(x, values, key, indices, accumulate):
+def _index_put_forward(x, values, key, accumulate):
     out = x.copy()
     if accumulate:
         np.add.at(out, key, values)
@@ -418,9 +460,15 @@ def _unselected(g, ctx):
 
 # ``t[mask] = v`` / ``t[idx] = v``: aten's index_put_ (accumulate=False), in place.
 index_put_ = Op("index_put_", "IndexPutBackward0", _index_put_forward, ("self", "values"),
-                saved_attrs=("accumulate", "indices"),
+                saved_attrs=("accumulate",),
                 grads={"self": lambda g, ctx: g if ctx.accumulate else _unselected(g, ctx),
                        "values": lambda g, ctx: g[ctx.key]})
+
+# ``index_add(dim, index, source, alpha=)``: ``key`` is the numpy key that picks the rows
+# along ``dim``; ``index`` is shown only when the source's gradient needs it, as in PyTorch.
+index_add = Op("index_add", "IndexAddBackward0", _index_add_forward, ("self", "source"),
+               saves={"source": "source"}, saved_attrs=("alpha", "dim", "index", "source_dim"),
+               grads={"self": lambda g, ctx: g, "source": _index_add_source_backward})
 
 # A view whose base was changed in place gets this node (``_views.as_strided_node``); it
 # is never applied as a forward op. ``key`` picks the view's elements out of the base.
@@ -483,6 +531,9 @@ def _mul_scalar(t, other):
 
 mul_scalar = Op("mul", "MulBackward1", lambda x, other: x * other, saved_attrs=("other",),
                 grads={"self": lambda g, ctx: _mul_scalar(g, ctx.other)})
+# ``t / n`` with a Python number inside a formula (PyTorch's ``div_(numel)``): ``DivBackward1``.
+div_scalar = Op("div", "DivBackward1", lambda x, other: x / other, saved_attrs=("other",),
+                grads={"self": lambda g, ctx: apply_op(div_scalar, (g,), {"other": ctx.other})})
 tanh_backward = Op("tanh_backward", "TanhBackwardBackward0", lambda g, y: g * (1 - y * y),
                    ("grad_output", "output"), saves={"grad_output": None, "output": None},
                    grads={"grad_output": lambda gg, ctx: apply_op(tanh_backward, (gg, ctx.output)),
@@ -555,6 +606,17 @@ gather = Op("gather", "GatherBackward0", _gather_forward, saves={"self": None},
             saved_attrs=("dim", "index", "sparse_grad"),
             grads={"self": lambda g, ctx: apply_op(scatter_add_zeros, (g,), {
                 "dim": ctx.dim, "index": ctx.index, "shape": ctx.self._array.shape})})
+
+
+def _scatter_forward(x, src, dim, index):
+    out = x.copy()
+    np.put_along_axis(out, index._array, src, axis=dim)
+    return out
+
+
+# ``self.scatter(dim, index, src)``: only the source's gradient (gathered back) is needed here.
+scatter = Op("scatter", "ScatterBackward0", _scatter_forward, ("self", "src"), saved_attrs=("dim", "index"),
+             grads={"src": lambda g, ctx: g.gather(ctx.dim % g.dim(), ctx.index)})
 # gather's backward as one op (``zeros.scatter_add(dim, index, grad)``), so that it has a
 # derivative itself: gathering the incoming gradient back.
 scatter_add_zeros = Op("scatter_add", "ScatterAddBackward0", _scatter_add_zeros_forward,

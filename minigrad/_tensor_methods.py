@@ -341,6 +341,19 @@ class _TensorMethods:
                                                        "sorted": sorted})
         return return_types.topk(values, indices)
 
+    def sort(self, dim=-1, descending=False, stable=None):
+        """``Tensor.sort(dim=-1, descending=False, stable=None)``: the values along ``dim`` in
+        order and the indices they came from. As on PyTorch's CPU, equal values keep their
+        order (whatever ``stable`` says) and NaN sorts as the largest value. The node is
+        ``SortBackward0``, or ``SortBackward1`` when ``stable=`` is passed (aten's
+        ``sort.stable`` overload)."""
+        if stable is not None and not isinstance(stable, bool):
+            raise TypeError(f"sort(): argument 'stable' must be bool, not {type(stable).__name__}")
+        _dim(dim, self._array.ndim)
+        op = ops.sort if stable is None else ops.sort_stable
+        values, indices = apply_op(op, (self,), {"dim": dim, "descending": bool(descending)})
+        return return_types.sort(values, indices)
+
     def norm(self, p=2, dim=None, keepdim=False):
         """``Tensor.norm(p=2, dim=None, keepdim=False)``: the Euclidean norm of all
         elements, or along ``dim`` (an int or a tuple of ints); ``p=2`` only."""
@@ -367,6 +380,18 @@ class _TensorMethods:
     def equal(self, other):
         """``Tensor.equal``: a Python bool, True when shapes and values agree (dtypes may differ)."""
         return self._array.shape == other._array.shape and bool(np.array_equal(self._array, other._array))
+
+    def index_add(self, dim, index, source, *, alpha=1):
+        """``Tensor.index_add``: a copy with ``alpha * source`` added to the rows ``index``
+        picks along ``dim`` (repeated indices add up); node ``IndexAddBackward0``."""
+        from ._indexing import index_add_attrs
+        return apply_op(ops.index_add, (self, source), index_add_attrs(self, dim, index, source, alpha))
+
+    def index_add_(self, dim, index, source, *, alpha=1):
+        """``Tensor.index_add_``: :meth:`index_add` written into this tensor."""
+        from ._indexing import index_add_attrs
+        attrs = index_add_attrs(self, dim, index, source, alpha)
+        return self._inplace(lambda s: apply_op(ops.index_add, (s, source), attrs), (source,))
 
     def gather(self, dim, index, *, sparse_grad=False):
         """``Tensor.gather``: ``out[i][j] = self[index[i][j]][j]`` for ``dim=0`` (and so on);
@@ -644,6 +669,7 @@ def _unary_method(op):
 for _op in (ops.exp, ops.log, ops.tanh, ops.sigmoid, ops.relu, ops.abs, ops.sqrt, ops.sin,
             ops.cos, ops.sign, ops.round, ops.reciprocal, ops.clone):
     _attach(_op.name, _unary_method(_op))
+_attach("__abs__", Tensor.abs)      # abs(t)
 
 
 def _make_inplace(name):

@@ -32,6 +32,10 @@ _NOT_TORCH_APIS = ("minigrad.exercises", "minigrad.viz", "minigrad.data", "minig
                    "minigrad.run", "minigrad.diff", "minigrad.trace", "minigrad.grade",
                    "minigrad._torch_alias")
 
+# PyTorch modules that minigrad keeps at another path: grad mode is the top-level
+# minigrad.grad_mode (the engine's bottom layer needs it), which torch keeps in autograd.
+_RELOCATED = {"torch.autograd.grad_mode": "minigrad.grad_mode"}
+
 _state = {"script": "SCRIPT.py"}  # the script being run, for the hints in error messages
 
 
@@ -146,6 +150,8 @@ def install(script=None):
         if name == "minigrad" or (name.startswith("minigrad.") and not name.startswith(_NOT_TORCH_APIS)):
             _as_torch_namespace(module)
             sys.modules["torch" + name[len("minigrad"):]] = module
+    for torch_module, minigrad_module in _RELOCATED.items():
+        sys.modules[torch_module] = sys.modules[minigrad_module]
     sys.meta_path.insert(0, _TorchToMinigrad())
     return minigrad
 

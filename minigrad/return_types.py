@@ -4,7 +4,7 @@
 as PyTorch's structseq does.
 """
 
-__all__ = ["max", "min", "topk"]
+__all__ = ["max", "min", "sort", "topk"]
 
 
 class _ValuesIndices(tuple):
@@ -30,6 +30,10 @@ class max(_ValuesIndices):
 
 class min(_ValuesIndices):
     """``torch.return_types.min``: what ``Tensor.min(dim)`` returns."""
+
+
+class sort(_ValuesIndices):
+    """``torch.return_types.sort``: what ``Tensor.sort()`` returns."""
 
 
 class topk(_ValuesIndices):

@@ -38,6 +38,30 @@ def test_jacobian_and_hessian_values():
 
 
 def test_same_as_torch():
-    torch = pytest.importorskip("torch")
-    import torch.autograd.functional  # noqa: F401
+    pytest.importorskip("torch")
+    import torch.autograd.functional
     assert _trace(minigrad) == _trace(torch)
+
+
+def test_products_agree_with_the_jacobian_and_hessian():
+    """vjp is v^T J, jvp (double-backward trick) is J v, vhp and hvp are v^T H and H v;
+    all four agree with the explicit matrices, and vectorize=True gives the same Jacobian."""
+    F = minigrad.autograd.functional
+    x = minigrad.tensor([0.5, -1.0, 2.0])
+    v = minigrad.tensor([1.0, -2.0, 0.5])
+
+    def f(a):
+        return a ** 2 * minigrad.tensor([1.0, 2.0, 3.0]) + a.sin()
+
+    def scalar(a):
+        return (a ** 3).sum() + a[0] * a[1]
+
+    J, H = F.jacobian(f, x), F.hessian(scalar, x)
+    assert F.jacobian(f, x, vectorize=True).tolist() == J.tolist()
+    assert minigrad.allclose(F.vjp(f, x, v)[1], v @ J) and minigrad.allclose(F.jvp(f, x, v)[1], J @ v)
+    assert minigrad.allclose(F.vhp(scalar, x, v)[1], v @ H)
+    assert minigrad.allclose(F.hvp(scalar, x, v)[1], H @ v)
+    assert not F.jvp(f, x, v)[1].requires_grad
+    assert F.jvp(f, x.clone().requires_grad_(), v, create_graph=True)[1].requires_grad
+    with pytest.raises(RuntimeError, match="independent of input 1. This is not allowed in strict mode"):
+        F.vjp(lambda a, b: a * 2, (x, x), v, strict=True)

@@ -26,7 +26,7 @@ on both sides:
   integer output an input slot of its own; torch does not).
 
 ``KNOWN`` lists the scenarios whose streams differ for a reason outside the
-recorder, each with that reason.
+recorder, each with that reason; ``UNRECORDABLE`` the few the recorder cannot watch.
 """
 import base64
 import json
@@ -42,7 +42,14 @@ torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
 
 REPO = Path(__file__).resolve().parent.parent
-SCENARIOS = sorted((REPO / "tests" / "differential" / "scenarios").glob("*.py"))
+# Scenarios the torch recorder cannot watch, with the reason; they are left out of the runs.
+UNRECORDABLE = {
+    "a06_jacobian_vectorize.py": "jacobian(vectorize=True) is one vmapped pass in torch, where the "
+                                 "recorder's hooks make torch raise; minigrad runs one pass per row "
+                                 "(docs/differences.md)",
+}
+SCENARIOS = [s for s in sorted((REPO / "tests" / "differential" / "scenarios").glob("*.py"))
+             if s.name not in UNRECORDABLE]
 WORKER = REPO / "tests" / "trace_support.py"
 
 KNOWN = {
@@ -56,6 +63,9 @@ KNOWN = {
     "e03_bad_grad_backward_calls.py": "autograd.grad raising for an unused input after the pass "
                                       "ran: the torch recording drops the last node's node_done "
                                       "(the pass ends in an error), minigrad's keeps it",
+    "a07_gradcheck_gradgradcheck.py": "gradcheck builds its analytical Jacobian with passes of "
+                                      "its own choosing; minigrad's are not torch's (only the "
+                                      "answers are compared)",
     "s61_posthook_registered_during_apply.py": "minigrad's post_hook event shows the node's "
                                                "grad_outputs; the late hook received ()",
 }

@@ -135,6 +135,17 @@ class SavedTensor:
         alias = _tensor_class.Tensor._wrap(data, version_counter=self._version_counter)
         self._pack_with(pack_hook, unpack_hook, alias)
 
+    @property
+    def data(self):
+        """``SavedTensor.data``: what is stored, without the version check or unpack hook:
+        the packed value when hooks packed it, a saved input itself, a saved output's data
+        (no ``grad_fn``: keeping the saving node would make a cycle), None once freed."""
+        if self._hooked:
+            return self._packed
+        if self._data is not None:
+            return _tensor_class.Tensor._wrap(self._data, version_counter=self._version_counter)
+        return self._tensor
+
     def free(self):
         self._freed = True
         self._tensor = self._data = None
@@ -161,7 +172,8 @@ class SavedTensor:
             out = self._unpack(self._packed)
             if not isinstance(out, _tensor_class.Tensor):
                 kind = type(out)
-                name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+                name = (kind.__name__ if kind.__module__ == "builtins"
+                        else f"{kind.__module__}.{kind.__qualname__}")
                 raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor "
                                 f"but got result of type {name}")
             return self._rewrap(out._array, node, out._version_counter)
@@ -189,17 +201,10 @@ class SavedTensor:
         return out
 
     def _raise_version_error(self, node):
-        if self._is_output:
-            producer = node
-            shape = list(self._data.shape)
-            dtype = self._data.dtype
-        else:
-            producer = self._tensor.grad_fn
-            shape = list(self._tensor.shape)
-            dtype = self._tensor._array.dtype
-        where = ""
-        if producer is not None:
-            where = f", which is output {self._output_nr} of {re.sub(r'Backward[0-9]*$', '', producer.name())}"
+        array = self._data if self._is_output else self._tensor._array
+        producer = node if self._is_output else self._tensor.grad_fn
+        where = "" if producer is None else (
+            f", which is output {self._output_nr} of {re.sub(r'Backward[0-9]*$', '', producer.name())},")
         if _is_anomaly_enabled():
             hint = ("Hint: the backtrace further above shows the operation that failed to compute "
                     "its gradient. The variable in question was changed in there or anywhere "
@@ -209,7 +214,8 @@ class SavedTensor:
                     "its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
         raise RuntimeError(
             "one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: [torch.{_from_numpy_dtype(dtype).tensor_type} {shape}]{where}, "
+            f"inplace operation: [torch.{_from_numpy_dtype(array.dtype).tensor_type} "
+            f"{list(array.shape)}]{where} "
             f"is at version {self._version_counter[0]}; expected version {self._saved_version} "
             f"instead. {hint}")
 
@@ -236,7 +242,6 @@ class saved_tensors_hooks(contextlib.ContextDecorator):
 
     def __exit__(self, *exc):
         _saved_hooks_state.stack.pop()
-        return False
 
 
 class disable_saved_tensors_hooks(contextlib.ContextDecorator):
@@ -255,7 +260,6 @@ class disable_saved_tensors_hooks(contextlib.ContextDecorator):
 
     def __exit__(self, *exc):
         _saved_hooks_state.disabled_message = self._previous
-        return False
 
 
 class save_on_cpu(saved_tensors_hooks):

@@ -194,7 +194,8 @@ def _held_bytes(root, weights):
     if root.grad_fn is None:
         return 0
     for node in _graph_nodes(root):
-        saved = list(getattr(node, "_stored", {}).values())
+        saved = [one for s in getattr(node, "_stored", {}).values()     # a tuple: indexing's indices
+                 for one in (s if isinstance(s, tuple) else (s,))]
         saved += list(getattr(node, "_packed_tensors", ()) or ())
         for s in saved:
             if s._hooked:

@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from .. import _creation, dtypes
+from .. import _creation, _ops, dtypes, grad_mode as _grad_mode
 from .._dispatch import Op as _Op, apply_op as _apply_op
 from .._tensor import Tensor as _Tensor
 from .._tensor_methods import _as_tensor
@@ -27,7 +27,8 @@ from .modules.utils import _pair
 __all__ = [
     "linear", "relu", "tanh", "sigmoid", "softmax", "log_softmax", "conv2d", "max_pool2d",
     "unfold", "fold", "mse_loss", "nll_loss", "cross_entropy", "dropout", "layer_norm",
-    "batch_norm", "flatten", "embedding", "adaptive_avg_pool2d", "gelu",
+    "batch_norm", "flatten", "embedding", "adaptive_avg_pool2d", "gelu", "l1_loss",
+    "binary_cross_entropy_with_logits",
 ]
 
 
@@ -194,9 +195,15 @@ _max_pool2d_with_indices = _Op("max_pool2d_with_indices", "MaxPool2DWithIndicesB
 _REDUCTION = {"none": 0, "mean": 1, "sum": 2}
 
 
+def _reduce_loss(loss, reduction):
+    """A loss's numpy elements reduced as PyTorch's ``at::Reduction`` number says."""
+    if reduction == _REDUCTION["mean"]:
+        return loss.mean()
+    return loss.sum() if reduction == _REDUCTION["sum"] else loss
+
+
 def _mse_forward(x, target, reduction):
-    d = (x - target) ** 2
-    return d.mean() if reduction == _REDUCTION["mean"] else d.sum() if reduction == _REDUCTION["sum"] else d
+    return _reduce_loss((x - target) ** 2, reduction)
 
 
 def _mse_backward_forward(g, x, target, reduction):
@@ -226,6 +233,54 @@ _mse_loss_backward = _Op(
     grads={"grad_output": lambda gg, ctx: _mse_backward(gg, ctx.self, ctx.target, ctx.reduction),
            "self": lambda gg, ctx: _mse_second(gg, ctx, 1.0),
            "target": lambda gg, ctx: _mse_second(gg, ctx, -1.0)})
+
+
+def _in_float64(fn):
+    """Compute ``fn`` in float64 and round once to the input's dtype (as for exp/tanh)."""
+    def forward(*arrays, **kw):
+        return np.asarray(fn(*(a.astype(np.float64) for a in arrays), **kw)).astype(arrays[0].dtype)
+    return forward
+
+
+def _bce_logits_forward(x, target, weight, pos_weight, reduction):
+    # softplus(-x), written to neither overflow nor lose small values
+    softplus = np.maximum(-x, 0) + np.log1p(np.exp(-np.abs(x)))
+    log_weight = 1 if pos_weight is None else 1 + (pos_weight._array - 1) * target
+    loss = (1 - target) * x + log_weight * softplus
+    return _reduce_loss(loss if weight is None else loss * weight._array, reduction)
+
+
+def _bce_logits_scale(d, g, ctx):
+    """``d * g``, times ``weight``, over the element count for a mean: PyTorch's order,
+    so a ``create_graph`` backward records its nodes (``MulBackward0``, ``DivBackward1``)."""
+    out = d * g
+    if ctx.weight is not None:
+        out = out * ctx.weight
+    if ctx.reduction == _REDUCTION["mean"]:
+        out = _apply_op(_ops.div_scalar, (out,), {"other": int(np.prod(ctx.self.shape))})
+    return out
+
+
+def _bce_logits_grad_self(g, ctx):
+    # d/dx = (1 + (pos_weight - 1) * target) * sigmoid(x) - pos_weight * target
+    x, t, pw = ctx.self, ctx.target, ctx.pos_weight
+    d = x.sigmoid() - t if pw is None else (pw * t + 1 - t) * x.sigmoid() - pw * t
+    return _bce_logits_scale(d, g, ctx)
+
+
+def _bce_logits_grad_target(g, ctx):
+    # d/dtarget = -x + (pos_weight - 1) * softplus(-x)
+    x, pw = ctx.self, ctx.pos_weight
+    d = -x if pw is None else -x + (pw - 1) * ((-x).clamp(min=0) + ((-x.abs()).exp() + 1).log())
+    return _bce_logits_scale(d, g, ctx)
+
+
+# ``weight`` and ``pos_weight`` are saved too (after ``self`` and ``target``), by
+# binary_cross_entropy_with_logits, as PyTorch's node saves them: they are no inputs.
+_binary_cross_entropy_with_logits = _Op(
+    "binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0",
+    _in_float64(_bce_logits_forward), ("self", "target"), saves={"self": None, "target": None},
+    saved_attrs=("reduction",), grads={"self": _bce_logits_grad_self, "target": _bce_logits_grad_target})
 
 
 def _nll_pick(x_shape, target, weight, ignore_index):
@@ -421,13 +476,6 @@ def flatten(input, start_dim=0, end_dim=-1):
 _erf = np.frompyfunc(math.erf, 1, 1)
 
 
-def _in_float64(fn):
-    """Compute ``fn`` in float64 and round once to the input's dtype (as for exp/tanh)."""
-    def forward(*arrays, **kw):
-        return np.asarray(fn(*(a.astype(np.float64) for a in arrays), **kw)).astype(arrays[0].dtype)
-    return forward
-
-
 def _gelu_cdf(x):
     return 0.5 * (1.0 + _erf(x / math.sqrt(2.0)).astype(np.float64))
 
@@ -609,14 +657,65 @@ def _reduction(size_average, reduce, reduction):
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """``F.mse_loss``: mean (or sum, or none) of squared differences; ``MseLossBackward0``."""
     reduction = _reduction(size_average, reduce, reduction)
-    target = _as_tensor(target)
-    if input.shape != target.shape:
-        import warnings
-        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
-                      f"({input.shape}). This will likely lead to incorrect results due to "
-                      "broadcasting. Please ensure they have the same size.", stacklevel=2)
-        input, target = _broadcast_pair(input, target)
-    return _apply_op(_mse_loss, (input, target), {"reduction": _REDUCTION[reduction]})
+    input, target = _same_size(input, _as_tensor(target))
+    return _apply_op(_mse_loss, (input, target), {"reduction": _reduction_enum(reduction)})
+
+
+def _same_size(input, target):
+    """The pair broadcast to one shape, with PyTorch's warning when the shapes differ
+    (``mse_loss``, ``l1_loss``); raised at the caller's caller, the user's line."""
+    if input.shape == target.shape:
+        return input, target
+    warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
+                  f"({input.shape}). This will likely lead to incorrect results due to "
+                  "broadcasting. Please ensure they have the same size.", stacklevel=3)
+    return _broadcast_pair(input, target)
+
+
+def _reduction_enum(reduction):
+    if reduction not in _REDUCTION:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return _REDUCTION[reduction]
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """``F.l1_loss``: mean (or sum, or none) of ``|input - target|``. As in PyTorch it is
+    made of ops, not one node: ``MeanBackward0`` (``SumBackward0``) over ``AbsBackward0``
+    over ``SubBackward0``. With ``weight`` (of ``input``'s size) the mean is weighted."""
+    reduction = _reduction_enum(_reduction(size_average, reduce, reduction))
+    input, target = _same_size(input, _as_tensor(target))
+    errors = (input - target).abs()
+    if weight is not None:
+        if weight.shape != input.shape:
+            raise ValueError("Weights and input must have the same size.")
+        errors = errors * weight
+        if reduction == _REDUCTION["mean"]:
+            return errors.sum() / weight.sum()
+    return _reduce_loss(errors, reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    """``F.binary_cross_entropy_with_logits``: binary cross-entropy of ``sigmoid(input)``,
+    computed from the logits without overflow, one node
+    (``BinaryCrossEntropyWithLogitsBackward0``, saving ``self``, ``target``, ``weight``,
+    ``pos_weight``). ``weight`` scales each element's loss, ``pos_weight`` the positive
+    term (broadcast along the last dimension, one per class); neither may require grad."""
+    from ..autograd.graph import SavedTensor
+    reduction = _reduction_enum(_reduction(size_average, reduce, reduction))
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    for name, t in (("weight", weight), ("pos_weight", pos_weight)):
+        if t is not None and t.requires_grad and _grad_mode.is_grad_enabled():
+            raise RuntimeError("The function 'binary_cross_entropy_with_logits' is not differentiable with "
+                               f"respect to argument '{name}'. This input cannot have requires_grad True.")
+    out = _apply_op(_binary_cross_entropy_with_logits, (input, target),
+                    {"weight": weight, "pos_weight": pos_weight, "reduction": reduction})
+    node = out.grad_fn
+    if node is not None:
+        node._stored["weight"] = SavedTensor(weight)
+        node._stored["pos_weight"] = SavedTensor(pos_weight)
+    return out
 
 
 def _broadcast_pair(a, b):
@@ -666,7 +765,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     logp = input.log_softmax(class_dim)
     if isinstance(target, _Tensor) and target.is_floating_point():
         losses = -(logp * target).sum(class_dim)
-        return losses.mean() if reduction == "mean" else losses.sum() if reduction == "sum" else losses
+        return _reduce_loss(losses, _reduction_enum(reduction))
     if label_smoothing:
         raise NotImplementedError("minigrad's cross_entropy does not support label_smoothing")
     return nll_loss(logp, target, weight, None, ignore_index, None, reduction)

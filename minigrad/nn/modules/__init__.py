@@ -9,10 +9,11 @@ from .flatten import Flatten
 from .dropout import Dropout
 from .normalization import LayerNorm
 from .batchnorm import BatchNorm1d, BatchNorm2d
-from .loss import CrossEntropyLoss, MSELoss, NLLLoss
+from .loss import BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from .sparse import Embedding
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Identity", "Linear", "Conv2d",
            "MaxPool2d", "AdaptiveAvgPool2d", "Embedding", "ReLU", "GELU", "Tanh", "Sigmoid",
            "Softmax", "LogSoftmax", "Flatten", "Dropout",
-           "LayerNorm", "BatchNorm1d", "BatchNorm2d", "MSELoss", "NLLLoss", "CrossEntropyLoss"]
+           "LayerNorm", "BatchNorm1d", "BatchNorm2d", "L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss",
+           "BCEWithLogitsLoss"]
