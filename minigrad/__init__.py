@@ -15,14 +15,13 @@ from ._tensor_methods import Size
 from ._format import set_printoptions
 from ._legacy import BoolTensor, DoubleTensor, FloatTensor, HalfTensor, LongTensor
 from ._creation import (abs, add, all, allclose, any, arange, argmax, as_tensor, cat, chunk, clamp, clip,
-                        clone, cos, detach, div, empty, equal, exp, eye, flatten, from_numpy, full,
-                        full_like, gather, get_rng_state, index_add, is_tensor, isfinite, isinf, isnan,
-                        linspace, log, log_softmax, manual_seed, masked_fill, matmul, max, maximum, mean, min, mm, mul,
-                        neg, numel, ones, ones_like, permute, pow, prod, rand, randint, randn, randperm,
-                        ravel, reciprocal, relu, reshape, round, set_rng_state, sigmoid, sign, sin,
-                        softmax, sort, split, sqrt, squeeze, stack, std, std_mean, sub, sum, t, tanh,
-                        tensor, topk, transpose, tril, triu, unbind, unsqueeze, var, var_mean, where,
-                        zeros, zeros_like)
+                        clone, cos, detach, div, empty, equal, exp, eye, flatten, from_numpy, full, full_like,
+                        gather, get_rng_state, index_add, is_tensor, isfinite, isinf, isnan, linspace, log,
+                        log_softmax, manual_seed, masked_fill, matmul, max, maximum, mean, min, mm, mul, neg,
+                        numel, ones, ones_like, permute, pow, prod, rand, randint, randn, randperm, ravel,
+                        reciprocal, relu, reshape, round, set_rng_state, sigmoid, sign, sin, softmax, sort,
+                        split, sqrt, squeeze, stack, std, std_mean, sub, sum, t, tanh, tensor, topk,
+                        transpose, tril, triu, unbind, unsqueeze, var, var_mean, where, zeros, zeros_like)
 from .serialization import load, save
 from ._ops import is_exact_float32_math, set_exact_float32_math
 from . import autograd, cuda, utils  # noqa: F401 (the same)
