@@ -30,7 +30,7 @@ TIMEOUT = 600  # seconds for the whole corpus, per framework
 TORCH_AVAILABLE = importlib.util.find_spec("torch") is not None
 
 _FUNCTION = "custom Function, anomaly mode and inference mode in full (the 'function' branch)"
-_APIS = "autograd.functional, weight_norm, spectral_norm, parametrize (the 'apis' branch)"
+_APIS = "the hook-based nn.utils parametrizations"
 _MODES = "TorchDispatchMode, TorchFunctionMode and FlopCounterMode are not implemented yet"
 _NUMPY_WARNS = "numpy's 'invalid value encountered' RuntimeWarning reaches stderr where PyTorch is silent"
 # {script name: why it still differs}. Each entry is a strict xfail; docs/differences.md
@@ -50,27 +50,17 @@ KNOWN_DIFFERENCES = {
                                              "in', torch.is_anomaly_enabled",
     "c120_sqrt_zero_nan_anomaly.py": _FUNCTION + ": the NaN check; and " + _NUMPY_WARNS + " (mul)",
     "c121_nan_hunting_recipe.py": _FUNCTION + ": the NaN check; and " + _NUMPY_WARNS + " (addmm)",
-    "c122_pow_quarter_nan_grad_check.py": _FUNCTION + ": the NaN check; and nn.L1Loss (the 'apis' branch)",
+    "c122_pow_quarter_nan_grad_check.py": _FUNCTION + ": the NaN check",
     "c123_set_detect_anomaly_check_nan.py": _FUNCTION + ": is_anomaly_check_nan_enabled, "
                                             "set_detect_anomaly(mode, check_nan) as a context manager",
     "c124_inplace_error_anomaly_hint.py": _FUNCTION + ": the forward traceback in 'Error detected in'",
-    "c125_functional_vjp.py": _APIS + ": vjp",
     "c137_inference_mode_self_condition.py": _FUNCTION + ": inference tensors (is_inference, "
                                              "'Inference tensors cannot be saved for backward')",
     "c138_inference_tensor_inplace_outside.py": _FUNCTION + ": inference tensors refuse in-place "
                                                 "updates outside inference_mode",
-    "c126_functional_jvp.py": _APIS + ": jvp",
-    "c127_functional_hvp_vhp.py": _APIS + ": hvp, vhp",
-    "c128_functional_strict_errors.py": _APIS + ": vjp and jacobian with strict=True",
-    "c129_jacobian_vectorize.py": _APIS + ": jacobian(vectorize=True)",
-    "c130_weight_norm_legacy.py": _APIS + ": weight_norm; its FutureWarning must point into the "
+    "c130_weight_norm_legacy.py": _APIS + ": weight_norm's FutureWarning must point into the "
                                   "library (stacklevel), as PyTorch's does, not at the caller",
-    "c131_parametrizations_weight_norm.py": _APIS + ": parametrizations.weight_norm",
-    "c132_register_parametrization_symmetric.py": _APIS + ": register_parametrization",
-    "c133_parametrize_cached_and_chained.py": _APIS + ": parametrize.cached, remove_parametrizations",
     "c134_spectral_norm_parametrization.py": _APIS + ": parametrizations.spectral_norm",
-    "c135_spectral_norm_legacy_hook.py": _APIS + ": the hook-based nn.utils.spectral_norm",
-    "c136_functional_jacobian_tutorial.py": _APIS + ": vjp, hvp",
 }
 
 
