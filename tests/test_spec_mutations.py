@@ -87,6 +87,43 @@ MUTATIONS = [
                "hooks = (variable._post_accumulate_grad_hooks\n"
                "             if run_hooks and grad_outputs[0] is not None else None)"),),
              "c29_post_accumulate_only_when_accumulated"),
+    # the module and optimizer hook levels
+    Mutation("state_dict pre-hooks run after the children", "minigrad/nn/modules/module.py",
+             (("        for hook in self._state_dict_pre_hooks.values():\n"
+               "            hook(self, prefix, keep_vars)\n", ""),
+              ("        for hook in self._state_dict_hooks.values():\n",
+               "        for hook in self._state_dict_pre_hooks.values():\n"
+               "            hook(self, prefix, keep_vars)\n"
+               "        for hook in self._state_dict_hooks.values():\n")),
+             "c35_state_dict_hooks_parent_first"),
+    Mutation("a public state_dict post-hook's return value replaces the dict",
+             "minigrad/nn/modules/module.py",
+             (('if getattr(hook, "_from_public_api", False):\n                if hook_result is not None:',
+               "if False:\n                if hook_result is not None:"),),
+             "c36_state_dict_post_hook_returns_dict"),
+    Mutation("load post-hooks get a copy of the incompatible keys", "minigrad/nn/modules/module.py",
+             (("incompatible_keys = _IncompatibleKeys(missing_keys, unexpected_keys)",
+               "incompatible_keys = _IncompatibleKeys(list(missing_keys), list(unexpected_keys))"),),
+             "c37_strict_load_fails_before_post_hooks"),
+    Mutation("buffer registration hooks skip None", "minigrad/nn/modules/module.py",
+             (("self._buffers[name] = _registered_value(_global_buffer_registration_hooks, self, name, "
+               "tensor)",
+               "self._buffers[name] = tensor if tensor is None else "
+               "_registered_value(_global_buffer_registration_hooks, self, name, tensor)"),),
+             "c38_registration_hooks_every_registration"),
+    Mutation("a registration hook's return value is ignored", "minigrad/nn/modules/module.py",
+             (("        if output is not None:\n            value = output\n",
+               "        if output is not None:\n            output = value\n"),),
+             "c39_registration_hook_return_replaces"),
+    Mutation("global optimizer post-hooks run before the optimizer's own", "minigrad/optim/optimizer.py",
+             (("for post_hook in (*self._optimizer_step_post_hooks.values(),\n"
+               "                              *_global_optimizer_post_hooks.values()):",
+               "for post_hook in (*_global_optimizer_post_hooks.values(),\n"
+               "                              *self._optimizer_step_post_hooks.values()):"),),
+             "c40_optimizer_global_step_hooks_first"),
+    Mutation("a step pre-hook's returned arguments are ignored", "minigrad/optim/optimizer.py",
+             (("                        args, kwargs = result\n", "                        pass\n"),),
+             "c41_step_pre_hook_args"),
 ]
 
 

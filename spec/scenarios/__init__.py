@@ -54,6 +54,13 @@ NAMES = (
     "c32_handle_remove_same_pass",
     "c33_saved_hooks_around_backward",
     "c34_params_grad_in_full_hook",
+    "c35_state_dict_hooks_parent_first",
+    "c36_state_dict_post_hook_returns_dict",
+    "c37_strict_load_fails_before_post_hooks",
+    "c38_registration_hooks_every_registration",
+    "c39_registration_hook_return_replaces",
+    "c40_optimizer_global_step_hooks_first",
+    "c41_step_pre_hook_args",
 )
 
 VERDICTS = ("true", "false", "partly true")
