@@ -58,8 +58,6 @@ KNOWN_DIFFERENCES = {
                                              "'Inference tensors cannot be saved for backward')",
     "c138_inference_tensor_inplace_outside.py": _FUNCTION + ": inference tensors refuse in-place "
                                                 "updates outside inference_mode",
-    "c130_weight_norm_legacy.py": _APIS + ": weight_norm's FutureWarning must point into the "
-                                  "library (stacklevel), as PyTorch's does, not at the caller",
     "c134_spectral_norm_parametrization.py": _APIS + ": parametrizations.spectral_norm",
 }
 

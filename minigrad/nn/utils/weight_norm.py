@@ -78,8 +78,10 @@ class WeightNorm:
 
     @staticmethod
     def apply(module, name, dim):
+        # stacklevel=1: the warning names this line, as PyTorch's (raised by its @deprecated
+        # wrapper) names a line of the library, not the caller's
         warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
-                      "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=3)
+                      "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=1)
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, WeightNorm) and hook.name == name:
                 raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter {name}")
