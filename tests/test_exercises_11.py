@@ -1,22 +1,17 @@
 """The exercise checks of lesson 11: a right answer gets ✅, typical wrong answers get a
 specific ❌, a stub gets "not implemented yet", and no check ever raises."""
+import pytest
+
 import minigrad as torch
 from minigrad.exercises import lesson11 as l11
 
-from exercise_support import stub, verdict
+from exercise_support import stub, swapped, verdict
 
 # --- exercise 1: predict the checkpoint hooks' order ----------------------------------------
 ORDER = ["state_dict pre-hook on outer", "state_dict pre-hook on inner",
          "state_dict post-hook on inner", "state_dict post-hook on outer",
          "load pre-hook on outer", "load pre-hook on inner",
          "load post-hook on inner", "load post-hook on outer"]
-
-
-def swapped(order, a, b):
-    order = list(order)
-    i, j = order.index(a), order.index(b)
-    order[i], order[j] = order[j], order[i]
-    return order
 
 
 def test_checkpoint_hook_order_verdicts(capsys):
@@ -85,28 +80,20 @@ def make_skipper(buffers=True, forgive=True, drop=True, reset=True, forgive_all=
     return skip_mismatched_keys
 
 
-def test_skip_mismatched_keys(capsys):
-    check = l11.check_skip_mismatched_keys
-    assert verdict(check, make_skipper(), capsys)
-    r = verdict(check, make_skipper(buffers=False), capsys)
-    assert not r and "BatchNorm's buffers" in r.message and "running_mean" in r.message
-    r = verdict(check, make_skipper(drop=False), capsys)
-    assert not r and "size mismatch" in r.message and "in place" in r.message
-    r = verdict(check, make_skipper(forgive=False), capsys)
-    assert not r and "Missing key(s)" in r.message and "missing_keys" in r.message
-    r = verdict(check, make_skipper(reset=False), capsys)
-    assert not r and "an earlier load skipped" in r.message
-    r = verdict(check, make_skipper(forgive_all=True), capsys)
-    assert not r and "only those" in r.message
-    r = verdict(check, make_skipper(drop_unknown=True), capsys)
-    assert not r and "Unexpected key(s)" in r.message
-    r = verdict(check, make_skipper(returns=False), capsys)
-    assert not r and "return the list" in r.message
-    # strict=False in disguise: a hook that drops nothing and forgives nothing
-    r = verdict(check, lambda model: [], capsys)
+SKIPPER_MISTAKES = [
+    (dict(buffers=False), ["BatchNorm's buffers", "running_mean"]),
+    (dict(drop=False), ["size mismatch", "in place"]),
+    (dict(forgive=False), ["Missing key(s)", "missing_keys"]),
+    (dict(reset=False), ["an earlier load skipped"]),
+    (dict(forgive_all=True), ["only those"]),
+    (dict(drop_unknown=True), ["Unexpected key(s)"]),
+    (dict(returns=False), ["return the list"]),
+]
+
+
+def test_skip_mismatched_keys_without_hooks(capsys):
+    r = verdict(l11.check_skip_mismatched_keys, lambda model: [], capsys)   # registers nothing
     assert not r and "size mismatch" in r.message
-    r = verdict(check, stub, capsys)
-    assert not r and "not implemented yet" in r.message
 
 
 # --- exercise 3: Lookahead ------------------------------------------------------------------
@@ -138,22 +125,33 @@ def make_lookahead(every=None, copy_back=True, lazy=False, pre=False, alias=Fals
     return attach_lookahead
 
 
-def test_lookahead(capsys):
-    check = l11.check_lookahead
-    assert verdict(check, make_lookahead(), capsys)
-    r = verdict(check, make_lookahead(every=1), capsys)
-    assert not r and "after every step" in r.message
-    r = verdict(check, make_lookahead(copy_back=False), capsys)
-    assert not r and "plain SGD" in r.message and "Copy them into the parameters" in r.message
-    r = verdict(check, make_lookahead(lazy=True), capsys)
-    assert not r and "when the hook is attached" in r.message
-    r = verdict(check, make_lookahead(pre=True), capsys)
-    assert not r and "step post-hook" in r.message
-    r = verdict(check, make_lookahead(alias=True), capsys)
-    assert not r and "plain SGD" in r.message and "keep them as clones" in r.message
-    r = verdict(check, make_lookahead(replace=True), capsys)
-    assert not r and "in place" in r.message and "replace" in r.message
-    r = verdict(check, make_lookahead(returns=False), capsys)
-    assert not r and "return the handle" in r.message
+LOOKAHEAD_MISTAKES = [
+    (dict(every=1), ["after every step"]),
+    (dict(copy_back=False), ["plain SGD", "Copy them into the parameters"]),
+    (dict(lazy=True), ["when the hook is attached"]),
+    (dict(pre=True), ["step post-hook"]),
+    (dict(alias=True), ["plain SGD", "keep them as clones"]),
+    (dict(replace=True), ["in place", "replace"]),
+    (dict(returns=False), ["return the handle"]),
+]
+
+
+BUILT = {"skip_mismatched_keys": (l11.check_skip_mismatched_keys, make_skipper, SKIPPER_MISTAKES),
+         "attach_lookahead": (l11.check_lookahead, make_lookahead, LOOKAHEAD_MISTAKES)}
+
+
+@pytest.mark.parametrize("exercise", BUILT)
+def test_the_solution_passes_and_the_stub_is_not_implemented(exercise, capsys):
+    check, make, _ = BUILT[exercise]
+    assert verdict(check, make(), capsys)
     r = verdict(check, stub, capsys)
     assert not r and "not implemented yet" in r.message
+
+
+@pytest.mark.parametrize("exercise, mistake, says",
+                         [(name, *row) for name, (_, _, rows) in BUILT.items() for row in rows],
+                         ids=lambda v: str(v))
+def test_each_likely_mistake_is_named(exercise, mistake, says, capsys):
+    check, make, _ = BUILT[exercise]
+    r = verdict(check, make(**mistake), capsys)
+    assert not r and all(text in r.message for text in says), r.message

@@ -19,8 +19,8 @@ import numpy as np
 from .. import _creation, nn, optim
 from ..grad_mode import no_grad as _no_grad
 from ..nn.modules.module import Module as _Module
-from . import (Result as _Result, judge_returned_handles as _judge_returned_handles, run_check as _run_check,
-               watch_calls as _watch_calls)
+from . import (Result as _Result, judge_predicted_order as _judge_predicted_order,
+               judge_returned_handles as _judge_returned_handles, run_check as _run_check)
 
 __all__ = ["check_checkpoint_hook_order", "check_skip_mismatched_keys", "check_lookahead",
            "CHECKPOINT_HOOK_EVENTS"]
@@ -76,37 +76,14 @@ def check_checkpoint_hook_order(predict_checkpoint_hook_order):
     """``predict_checkpoint_hook_order()`` returns the names of CHECKPOINT_HOOK_EVENTS in
     the order a save and a load of ``nn.Sequential(inner)`` run them."""
     def body():
-        with _watch_calls({_Module.state_dict: "state_dict()",
-                           _Module.load_state_dict: "load_state_dict()"}) as ran:
-            got = predict_checkpoint_hook_order()
-        if ran:
-            return _Result(False, f"your function called {ran[0]} to find the order: that measures "
-                                  "it instead of predicting it. Return a list of names written by "
-                                  "hand, then run the next cell.")
-        if not isinstance(got, (list, tuple)):
-            return _Result(False, f"you returned {type(got).__name__}; return a list of event names, "
-                                  f"e.g. [{CHECKPOINT_HOOK_EVENTS[0]!r}, ...].")
-        got = list(got)
-        unknown = [g for g in got if g not in CHECKPOINT_HOOK_EVENTS]
-        if unknown:
-            return _Result(False, f"unknown event name(s) {unknown}: use exactly these names: "
-                                  f"{list(CHECKPOINT_HOOK_EVENTS)}.")
-        twice = sorted({g for g in got if got.count(g) > 1})
-        if twice:
-            return _Result(False, f"{twice} appear more than once: each hook runs once, for one "
-                                  "save and one load.")
-        missing = [e for e in CHECKPOINT_HOOK_EVENTS if e not in got]
-        if missing:
-            return _Result(False, f"your order misses {missing}: all 8 hooks run once.")
-        want = _checkpoint_pass()
-        if got == want:
-            return _Result(True, f"right: {' → '.join(want)}. Pre-hooks run on the way down the "
-                                 "module tree, post-hooks on the way back up, for saving and "
-                                 "loading alike.")
-        i = next(i for i, (g, w) in enumerate(zip(got, want)) if g != w)
-        why = _explain_checkpoint_order(got, want)
-        return _Result(False, f"event {i + 1} is {got[i]!r}, but {want[i]!r} runs there "
-                              f"(real order: {want}; you: {got})." + (f" {why}" if why else ""))
+        return _judge_predicted_order(
+            predict_checkpoint_hook_order, CHECKPOINT_HOOK_EVENTS, _checkpoint_pass,
+            see="the next cell", each_once="each hook runs once, for one save and one load.",
+            right="Pre-hooks run on the way down the module tree, post-hooks on the way back up, "
+                  "for saving and loading alike.",
+            explain=_explain_checkpoint_order,
+            measured_with={_Module.state_dict: "state_dict()", _Module.load_state_dict: "load_state_dict()"},
+            who="PyTorch")
     return _run_check("predict_checkpoint_hook_order", body)
 
 
