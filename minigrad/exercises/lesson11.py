@@ -19,8 +19,10 @@ import numpy as np
 from .. import _creation, nn, optim
 from ..grad_mode import no_grad as _no_grad
 from ..nn.modules.module import Module as _Module
-from . import (Result as _Result, judge_predicted_order as _judge_predicted_order,
-               judge_returned_handles as _judge_returned_handles, run_check as _run_check)
+from . import Result as _Result
+from . import judge_predicted_order as _judge_predicted_order
+from . import judge_returned_handles as _judge_returned_handles
+from . import run_check as _run_check
 
 __all__ = ["check_checkpoint_hook_order", "check_skip_mismatched_keys", "check_lookahead",
            "CHECKPOINT_HOOK_EVENTS"]
