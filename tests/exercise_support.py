@@ -9,6 +9,15 @@ def stub(*args, **kwargs):
     raise NotImplementedError("your code here")
 
 
+def swapped(order, a, b):
+    """``order`` (a list of event names) with the events ``a`` and ``b`` exchanged: a
+    prediction that is wrong in one place."""
+    order = list(order)
+    i, j = order.index(a), order.index(b)
+    order[i], order[j] = order[j], order[i]
+    return order
+
+
 def verdict(check, answer, capsys):
     """Run a lesson's check on ``answer``; it must print exactly its own verdict (and
     never raise). Returns the ``Result``."""

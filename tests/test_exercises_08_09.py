@@ -1,10 +1,20 @@
 """The exercise checks of lessons 08-09: a right answer gets ✅, typical wrong answers get
 a specific ❌, a stub gets "not implemented yet", and no check ever raises."""
 
+import warnings
+
 import numpy as np
 
+import minigrad as torch
+from minigrad.autograd import graph as autograd_graph
+from minigrad.autograd import op_hooks
+from minigrad.autograd.graph import saved_tensors_hooks
+from minigrad.exercises import lesson08 as l08
+from minigrad.exercises import lesson09 as l09
+from minigrad.nn.modules import module as module_mod
+from minigrad.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 
-from exercise_support import stub
+from exercise_support import stub, swapped
 from exercise_support import verdict as _verdict
 
 
@@ -15,20 +25,8 @@ def verdict(check, fn, capsys):
 
 
 # --- lesson 08 ---------------------------------------------------------------------------
-import warnings
-
-import minigrad as torch
-from minigrad.exercises import lesson08 as l08
-
 MODULE_ORDER = ["forward pre-hook", "forward", "forward hook", "tensor hook on out",
                 "backward pre-hook", "full backward hook", "tensor hook on x"]
-
-
-def swapped(order, a, b):
-    order = list(order)
-    i, j = order.index(a), order.index(b)
-    order[i], order[j] = order[j], order[i]
-    return order
 
 
 def test_l08_module_hook_order(capsys):
@@ -182,12 +180,6 @@ def test_l08_grad_cam_pp(capsys):
 
 
 # --- lesson 09 ---------------------------------------------------------------------------
-from minigrad.autograd import graph as autograd_graph
-from minigrad.autograd import op_hooks
-from minigrad.autograd.graph import saved_tensors_hooks
-from minigrad.exercises import lesson09 as l09
-from minigrad.nn.modules import module as module_mod
-from minigrad.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 
 TRACE = ["pre Sequential", "pre Linear", "op t", "op addmm", "post Linear",
          "pre ReLU", "op relu", "post ReLU", "post Sequential"]

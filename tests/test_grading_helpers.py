@@ -14,7 +14,7 @@ from exercise_support import stub
 
 
 def test_registry_names_real_checks_and_levels():
-    assert set(EXERCISES) == {f"{n:02d}" for n in range(11)}
+    assert set(EXERCISES) == {f"{n:02d}" for n in range(12)}
     for lesson, exercises in EXERCISES.items():
         for e in exercises:
             assert callable(e.load_check()), e

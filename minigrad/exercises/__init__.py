@@ -218,28 +218,34 @@ def reachable_nodes(root):
     return seen
 
 
-def predicted_by_hand(predict, what, answer, see):
+def predicted_by_hand(predict, what, answer, see, measured_with=()):
     """Call ``predict()``, a learner's prediction of a backward pass: ``(its answer,
     None)``, or ``(None, a ❌ Result)`` when it ran a backward pass to find ``what``
-    (``engine.real_engine_runs()`` moved), which measures instead of predicting.
-    ``answer`` says what to return instead, ``see`` the cell that runs the pass."""
-    got, taken = shortcut_taken(predict)
-    if taken:
-        return None, Result(False, f"your function ran a backward pass to find {what}: that "
+    (``engine.real_engine_runs()`` moved), or called one of ``measured_with`` (for
+    :class:`watch_calls`: what runs a pass that is not a backward one, e.g.
+    ``Module.state_dict``), which measures instead of predicting. ``answer`` says what to
+    return instead, ``see`` the cell that runs the pass."""
+    with watch_calls(measured_with) as called:
+        got, taken = shortcut_taken(predict)
+    ran = "ran a backward pass" if taken else f"called {called[0]}" if called else None
+    if ran:
+        return None, Result(False, f"your function {ran} to find {what}: that "
                                    f"measures it instead of predicting it. Return {answer} "
                                    f"written by hand, then run {see} to see if you were right.")
     return got, None
 
 
-def judge_predicted_order(predict, events, actual, *, see, each_once, right, explain):
+def judge_predicted_order(predict, events, actual, *, see, each_once, right, explain,
+                          measured_with=(), who="the engine"):
     """The verdict on ``predict()``, a learner's prediction of the order in which the
     ``events`` (names) of one backward pass happen; ``actual()`` runs that pass and
     returns the real order. A prediction must be written by hand: one that runs a
     backward pass (``engine.real_engine_runs()`` moves) is rejected. ``see`` names the
     cell that shows the pass, ``each_once`` says why no event repeats, ``right`` what a
     right answer shows, ``explain(got, want)`` why the first difference is what it is
-    (or None)."""
-    got, ran = predicted_by_hand(predict, "the order", "a list of names", see)
+    (or None). For a pass that is not a backward one, ``measured_with`` lists what runs it
+    (see :func:`predicted_by_hand`) and ``who`` names what sets the order."""
+    got, ran = predicted_by_hand(predict, "the order", "a list of names", see, measured_with)
     if ran is not None:
         return ran
     if not isinstance(got, (list, tuple)):
@@ -261,8 +267,8 @@ def judge_predicted_order(predict, events, actual, *, see, each_once, right, exp
         return Result(True, f"right: {' → '.join(want)}. {right}")
     i = next(i for i, (g, w) in enumerate(zip(got, want)) if g != w)
     why = explain(got, want)
-    return Result(False, f"event {i + 1} is {got[i]!r}, but the engine runs {want[i]!r} there "
-                         f"(engine: {want}; you: {got})." + (f" {why}" if why else ""))
+    return Result(False, f"event {i + 1} is {got[i]!r}, but {who} runs {want[i]!r} there "
+                         f"({who.removeprefix('the ')}: {want}; you: {got})." + (f" {why}" if why else ""))
 
 
 def judge_returned_handles(handles, run_again, *, not_handles, still_active):

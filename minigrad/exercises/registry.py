@@ -91,6 +91,9 @@ _TABLE = [
     ("10", "count_dependencies",       "check_count_dependencies",       "warm-up"),
     ("10", "run_backward_core",        "check_engine_loop",              "core"),
     ("10", "my_run_backward",          "check_full_engine",              "stretch"),
+    ("11", "predict_checkpoint_hook_order", "check_checkpoint_hook_order", "warm-up"),
+    ("11", "skip_mismatched_keys",     "check_skip_mismatched_keys",     "core"),
+    ("11", "attach_lookahead",         "check_lookahead",                "stretch"),
 ]
 
 
@@ -108,7 +111,7 @@ def _build(table) -> dict[str, tuple[Exercise, ...]]:
     return {lesson: tuple(exercises) for lesson, exercises in lessons.items()}
 
 
-#: lesson ("00".."10") -> its exercises, in notebook order
+#: lesson ("00".."11") -> its exercises, in notebook order
 EXERCISES: dict[str, tuple[Exercise, ...]] = _build(_TABLE)
 
 
