@@ -347,12 +347,18 @@ class Tensor:
                   out._array, casting="unsafe")
         self._version_counter[0] += 1
         if recording and out.grad_fn is not None:
-            if self._base is not None and self._attr_version is not None:
-                from ._views import rebase_history
-                rebase_history(self, out.grad_fn)
-            else:
-                self._set_history(out.grad_fn)
+            self._rebase_history(out.grad_fn)
         return self
+
+    def _rebase_history(self, node):
+        """``node`` (an in-place op's, or a custom Function's that marked this tensor
+        dirty) becomes this tensor's ``grad_fn``; on a view, the base's history is
+        rewritten instead (PyTorch's ``rebase_history``)."""
+        if self._base is not None and self._attr_version is not None:
+            from ._views import rebase_history
+            rebase_history(self, node)
+        else:
+            self._set_history(node)
 
     def _notify_inplace(self):
         for observer in inplace_observers:
