@@ -227,7 +227,11 @@ def apply_op(op, tensors, attrs=None):
     if half:        # PyTorch's CPU float16: compute in float32, round the result
         arrays = [a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == np.float16 else a
                   for a in arrays]
-    raw = op.forward(*arrays, **attrs)
+    try:
+        raw = op.forward(*arrays, **attrs)
+    except ValueError:
+        _check_broadcastable(tensors)       # numpy's broadcast error names no tensor; PyTorch's does
+        raise
     wrap = _tensor_class.Tensor._wrap
     if op.casts:
         outputs = (wrap(raw),)
@@ -258,6 +262,21 @@ def apply_op(op, tensors, attrs=None):
     if op_hooks._op_forward_hooks:
         result = op_hooks.run_op_forward_hooks(op.name, tensors, result)
     return result
+
+
+def _check_broadcastable(tensors):
+    """PyTorch's ``infer_size``: two operands whose shapes do not broadcast raise
+    "The size of tensor a (2) must match the size of tensor b (3) at non-singleton
+    dimension 0", naming the last dimension that differs."""
+    shapes = [t._array.shape for t in tensors if t._python_scalar is None]
+    if len(shapes) != 2:
+        return
+    ndim = max(map(len, shapes))
+    a, b = ((1,) * (ndim - len(s)) + s for s in shapes)
+    for dim in reversed(range(ndim)):
+        if a[dim] != b[dim] and 1 not in (a[dim], b[dim]):
+            raise RuntimeError(f"The size of tensor a ({a[dim]}) must match the size of tensor b "
+                               f"({b[dim]}) at non-singleton dimension {dim}")
 
 
 def _record(op, tensors, attrs, outputs):

@@ -413,7 +413,7 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
         return _MultiHandle([t.register_hook(make_any_hook(i))
                              for i, t in enumerate(tensors) if t.requires_grad])
 
-    grad_fns = [gradient_edge(t)[0] for t in tensors]
+    grad_fns = [gradient_edge(t)[0] if t.requires_grad else None for t in tensors]
     assert all(g is not None for g in grad_fns), "Expected gradient function to be set"
     count, buffers = {}, {}
     nb_calls = [None]

@@ -237,6 +237,13 @@ class saved_tensors_hooks(contextlib.ContextDecorator):
         message = _saved_hooks_state.disabled_message
         if message is not None:
             raise RuntimeError(message)
+        if not (callable(self.pack_hook) and callable(self.unpack_hook)):
+            # PyTorch's C++ binding refuses them here, on entering (not when made).
+            raise TypeError(
+                "_push_saved_tensors_default_hooks(): incompatible function arguments. The following "
+                "argument types are supported:\n    1. (arg0: collections.abc.Callable, arg1: "
+                f"collections.abc.Callable) -> None\n\nInvoked with: {self.pack_hook!r}, "
+                f"{self.unpack_hook!r}")
         _saved_hooks_state.stack.append((self.pack_hook, self.unpack_hook))
         # (``with ... as m`` gives None, as in PyTorch)
 
