@@ -254,8 +254,10 @@ def apply_op(op, tensors, attrs=None):
             out._base = root
             out._attr_version = base._version_counter[0]     # see Tensor.grad_fn
             if base.requires_grad and not grad_mode.is_grad_enabled():
-                out._view_created_no_grad = True
-    if requires_grad and op.grads and grad_mode.is_grad_enabled():
+                out._view_created_no_grad = ("inference_mode" if grad_mode.is_inference_mode_enabled()
+                                             else "no_grad")
+    if (requires_grad and op.grads and grad_mode.is_grad_enabled()
+            and not grad_mode.is_inference_mode_enabled()):     # (inference mode records nothing)
         _record(op, tensors, attrs, outputs)
 
     result = outputs if op.multi_output else outputs[0]

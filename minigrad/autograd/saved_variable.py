@@ -73,6 +73,12 @@ class SavedTensor:
         self._source = self._grad_fn = self._grad_acc = None
         if value is None:
             return
+        if grad_mode.is_inference_counter(value._version_counter):
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+                "inference mode in computation tracked by autograd. To work around this, you can make "
+                "a clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` "
+                "instead of `torch.inference_mode()`.")
         grad_fn = value.grad_fn
         if not is_output and grad_fn is not None:
             # A saved non-leaf input: remembered (weakly) to notice a later detach_().
