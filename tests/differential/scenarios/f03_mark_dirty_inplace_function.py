@@ -47,7 +47,8 @@ y.register_hook(lambda g: print("  hook registered on y before AddOne:", g.tolis
 old = y.grad_fn
 print("y version before:", y._version)
 z = AddOne.apply(y)
-print("z is y:", z is y, "| version:", y._version, "| grad_fn:", z.grad_fn.name(), "| output_nr:", z.output_nr)
+print("z is y:", z is y, "| version:", y._version, "| grad_fn:", z.grad_fn.name(),
+      "| output_nr:", z.output_nr)
 print("next functions:", names(z.grad_fn), "| old node was", old.name())
 z.register_hook(lambda g: print("  hook registered on z after AddOne:", g.tolist()))
 (z * 3).sum().backward()
