@@ -65,7 +65,7 @@ def wrap_outputs(cls, ctx, args, outputs, recording):
             out.requires_grad = True
             out.grad_fn, out._output_nr = ctx, i
         wrapped.append(out)
-    if not all(any(d is o for o in wrapped) for d in ctx._dirty):
+    if not all(any(d is o for o in outputs) for d in ctx._dirty):
         raise RuntimeError("Some elements marked as dirty during the forward method were not returned "
                            "as output. The inputs that are modified inplace must all be outputs of the "
                            "Function.")

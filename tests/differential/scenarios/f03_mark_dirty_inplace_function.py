@@ -60,6 +60,8 @@ with torch.no_grad():
     w = x.detach().clone()
     r = AddOne.apply(w)
     print("under no_grad:", r is w, r.tolist(), w._version, r.requires_grad)
+    r = AddOne.apply(x)
+    print("under no_grad, an input requiring grad:", r is x, r.requires_grad, x.requires_grad, x._version)
 plain = torch.tensor([1., 2.])
 r = AddOne.apply(plain)
 print("no input requires grad:", r is plain, r.tolist(), plain._version, r.requires_grad, r.grad_fn)
@@ -88,6 +90,23 @@ class MarksANumber(torch.autograd.Function):
         return g
 
 
+class DirtyNonDifferentiable(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, t):
+        t.add_(1)
+        ctx.mark_dirty(t)
+        ctx.mark_non_differentiable(t)
+        return t
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+nd_in = x * 1
+nd_out = DirtyNonDifferentiable.apply(nd_in)
+print("dirty and non-differentiable:", nd_out is nd_in, nd_out.requires_grad, nd_out.grad_fn,
+      nd_in.grad_fn.name(), nd_in._version)
 show_err("dirty input not returned", lambda: Forgets.apply(x * 1))
 show_err("mark_dirty(t, 5)", lambda: MarksANumber.apply(x * 1))
 
