@@ -10,12 +10,17 @@ import threading
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
            "is_inference_mode_enabled", "new_version_counter", "is_inference_counter"]
 
-_state = threading.local()
+class _ModeState(threading.local):
+    enabled = True          # grad mode
+    inference = False       # inference mode (class-level defaults: read on every op, kept cheap)
+
+
+_state = _ModeState()
 
 
 def is_grad_enabled():
     """``torch.is_grad_enabled()``: True when ops record the graph."""
-    return getattr(_state, "enabled", True)
+    return _state.enabled
 
 
 def _set_enabled(mode):
@@ -114,7 +119,7 @@ class inference_mode(_GradModeContext):
 
 def is_inference_mode_enabled():
     """``torch.is_inference_mode_enabled()``: True inside ``inference_mode()``."""
-    return getattr(_state, "inference", False)
+    return _state.inference
 
 
 class _NoVersionCounter(list):
@@ -133,7 +138,7 @@ class _NoVersionCounter(list):
 def new_version_counter():
     """A new tensor's version counter: ``[0]``, or an inference tensor's inside
     ``inference_mode``."""
-    return _NoVersionCounter([0]) if getattr(_state, "inference", False) else [0]
+    return _NoVersionCounter([0]) if _state.inference else [0]
 
 
 def is_inference_counter(version_counter):
