@@ -26,7 +26,9 @@ import warnings
 import numpy as np
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
-           "set_anomaly_enabled", "store_stack", "print_stack", "check_nan"]
+           "set_anomaly_enabled",
+           # what Node and the engine call while the mode is on
+           "store_stack", "print_stack", "check_nan"]
 
 
 class _AnomalyMode:
