@@ -25,6 +25,7 @@ from ._creation import (abs, add, all, allclose, any, arange, argmax, as_tensor,
 from .serialization import load, save
 from ._ops import is_exact_float32_math, set_exact_float32_math
 from . import autograd, cuda, utils  # noqa: F401 (the same)
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 
 # The torch namespace minigrad mirrors (module objects such as nn, autograd aside).
 __all__ = [
@@ -33,12 +34,14 @@ __all__ = [
     "double", "DoubleTensor", "dtype", "empty", "enable_grad", "equal", "exp", "eye", "flatten",
     "float", "float16", "float32", "float64", "FloatTensor", "from_numpy", "full", "full_like",
     "gather", "get_default_dtype", "get_rng_state", "half", "HalfTensor", "index_add", "inference_mode",
-    "int", "int32", "int64", "is_grad_enabled", "is_inference_mode_enabled", "is_tensor",
+    "int", "int32", "int64", "is_anomaly_check_nan_enabled", "is_anomaly_enabled",
+    "is_grad_enabled", "is_inference_mode_enabled", "is_tensor",
     "isfinite", "isinf", "isnan", "linspace", "load", "log", "log_softmax", "long",
     "LongTensor", "manual_seed", "masked_fill", "matmul", "max", "maximum", "mean", "min", "mm",
     "mul", "neg", "no_grad", "numel", "ones", "ones_like", "permute", "pow", "prod", "rand",
     "randint", "randn", "randperm", "ravel", "reciprocal", "relu", "reshape", "round", "save",
-    "set_grad_enabled", "set_printoptions", "set_rng_state", "sigmoid", "sign", "sin", "Size",
+    "set_anomaly_enabled", "set_grad_enabled", "set_printoptions", "set_rng_state", "sigmoid", "sign",
+    "sin", "Size",
     "softmax", "sort", "split", "sqrt", "squeeze", "stack", "std", "std_mean", "sub", "sum", "t",
     "tanh", "Tensor", "tensor", "topk", "transpose", "tril", "triu", "unbind", "unsqueeze", "var",
     "var_mean", "where", "zeros", "zeros_like",

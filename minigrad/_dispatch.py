@@ -227,7 +227,11 @@ def apply_op(op, tensors, attrs=None):
     if half:        # PyTorch's CPU float16: compute in float32, round the result
         arrays = [a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == np.float16 else a
                   for a in arrays]
-    raw = op.forward(*arrays, **attrs)
+    try:
+        raw = op.forward(*arrays, **attrs)
+    except ValueError:
+        _check_broadcastable(tensors)       # numpy's broadcast error names no tensor; PyTorch's does
+        raise
     wrap = _tensor_class.Tensor._wrap
     if op.casts:
         outputs = (wrap(raw),)
@@ -250,14 +254,31 @@ def apply_op(op, tensors, attrs=None):
             out._base = root
             out._attr_version = base._version_counter[0]     # see Tensor.grad_fn
             if base.requires_grad and not grad_mode.is_grad_enabled():
-                out._view_created_no_grad = True
-    if requires_grad and op.grads and grad_mode.is_grad_enabled():
+                out._view_created_no_grad = ("inference_mode" if grad_mode.is_inference_mode_enabled()
+                                             else "no_grad")
+    if (requires_grad and op.grads and grad_mode.is_grad_enabled()
+            and not grad_mode.is_inference_mode_enabled()):     # (inference mode records nothing)
         _record(op, tensors, attrs, outputs)
 
     result = outputs if op.multi_output else outputs[0]
     if op_hooks._op_forward_hooks:
         result = op_hooks.run_op_forward_hooks(op.name, tensors, result)
     return result
+
+
+def _check_broadcastable(tensors):
+    """PyTorch's ``infer_size``: two operands whose shapes do not broadcast raise
+    "The size of tensor a (2) must match the size of tensor b (3) at non-singleton
+    dimension 0", naming the last dimension that differs."""
+    shapes = [t._array.shape for t in tensors if t._python_scalar is None]
+    if len(shapes) != 2:
+        return
+    ndim = max(map(len, shapes))
+    a, b = ((1,) * (ndim - len(s)) + s for s in shapes)
+    for dim in reversed(range(ndim)):
+        if a[dim] != b[dim] and 1 not in (a[dim], b[dim]):
+            raise RuntimeError(f"The size of tensor a ({a[dim]}) must match the size of tensor b "
+                               f"({b[dim]}) at non-singleton dimension {dim}")
 
 
 def _record(op, tensors, attrs, outputs):

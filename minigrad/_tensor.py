@@ -62,7 +62,7 @@ class Tensor:
     _python_scalar = None           # the Python scalar of a "wrapped number"
     _base = None                    # the tensor this one is a view of (view ops only)
     _attr_version = None            # a view's version when its grad_fn was made (view ops only)
-    _view_created_no_grad = False   # a view of a tensor requiring grad, made under no_grad
+    _view_created_no_grad = None    # "no_grad"/"inference_mode": a view of a tensor requiring grad made there
 
     def __init__(self, *args, device=None):
         """``torch.Tensor(...)``, the legacy constructor: ``Tensor([1, 2])`` copies data
@@ -82,7 +82,8 @@ class Tensor:
         """A new tensor around an existing array (no copy, no graph)."""
         t = object.__new__(cls)
         t._array = data
-        t._version_counter = version_counter if version_counter is not None else [0]
+        t._version_counter = (version_counter if version_counter is not None
+                              else grad_mode.new_version_counter())
         return t
 
     @property
@@ -145,7 +146,13 @@ class Tensor:
 
     @property
     def _version(self):
+        if self.is_inference():
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._version_counter[0]
+
+    def is_inference(self):
+        """``Tensor.is_inference()``: made inside ``inference_mode`` (see ``grad_mode``)."""
+        return grad_mode.is_inference_counter(self._version_counter)
 
     @property
     def output_nr(self):
@@ -165,6 +172,9 @@ class Tensor:
     def requires_grad(self, value):
         if value:
             check_can_require_grad(self._array, "requires_grad")
+        if value and self.is_inference() and not grad_mode.is_inference_mode_enabled():
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is "
+                               "not allowed.")
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad=True):
@@ -298,11 +308,14 @@ class Tensor:
         if not grad_mode.is_grad_enabled():
             return
         if self._view_created_no_grad:
+            made_in, now, block = (("no_grad mode", "with grad mode enabled", "no_grad")
+                                   if self._view_created_no_grad == "no_grad" else
+                                   ("inference mode", "in normal mode", "inference_mode"))
             raise RuntimeError(
-                "A view was created in no_grad mode and is being modified inplace with grad mode "
-                "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
-                "You can clarify your code by moving both the view and the inplace either both "
-                "inside the no_grad block (if you don't want the inplace to be tracked) or both "
+                f"A view was created in {made_in} and is being modified inplace {now}. Given that "
+                "this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+                "code by moving both the view and the inplace either both inside the "
+                f"{block} block (if you don't want the inplace to be tracked) or both "
                 "outside (if you want the inplace to be tracked).")
         if not (self.requires_grad or any(o.requires_grad for o in others)):
             return
@@ -347,12 +360,18 @@ class Tensor:
                   out._array, casting="unsafe")
         self._version_counter[0] += 1
         if recording and out.grad_fn is not None:
-            if self._base is not None and self._attr_version is not None:
-                from ._views import rebase_history
-                rebase_history(self, out.grad_fn)
-            else:
-                self._set_history(out.grad_fn)
+            self._rebase_history(out.grad_fn)
         return self
+
+    def _rebase_history(self, node):
+        """``node`` (an in-place op's, or a custom Function's that marked this tensor
+        dirty) becomes this tensor's ``grad_fn``; on a view, the base's history is
+        rewritten instead (PyTorch's ``rebase_history``)."""
+        if self._base is not None and self._attr_version is not None:
+            from ._views import rebase_history
+            rebase_history(self, node)
+        else:
+            self._set_history(node)
 
     def _notify_inplace(self):
         for observer in inplace_observers:

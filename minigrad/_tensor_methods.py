@@ -99,8 +99,11 @@ class _TensorMethods:
     def is_floating_point(self):
         return self._array.dtype.kind == "f"
 
-    def numpy(self):
-        if self.requires_grad:
+    def numpy(self, *, force=False):
+        """``Tensor.numpy()``: the numpy array itself (shared memory). As in PyTorch it is
+        refused for a tensor that requires grad while grad mode is on (not under
+        ``no_grad``, nor inside a custom Function's ``forward``), unless ``force=True``."""
+        if self.requires_grad and grad_mode.is_grad_enabled() and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
         return self._array

@@ -8,14 +8,19 @@ import functools
 import threading
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
-           "is_inference_mode_enabled"]
+           "is_inference_mode_enabled", "new_version_counter", "is_inference_counter"]
 
-_state = threading.local()
+class _ModeState(threading.local):
+    enabled = True          # grad mode
+    inference = False       # inference mode (class-level defaults: read on every op, kept cheap)
+
+
+_state = _ModeState()
 
 
 def is_grad_enabled():
     """``torch.is_grad_enabled()``: True when ops record the graph."""
-    return getattr(_state, "enabled", True)
+    return _state.enabled
 
 
 def _set_enabled(mode):
@@ -69,11 +74,19 @@ class enable_grad(_NoParamDecorator):
 
 
 class inference_mode(_GradModeContext):
-    """``torch.inference_mode(mode=True)``: in minigrad, ``no_grad`` that also sets
+    """``torch.inference_mode(mode=True)``: ``no_grad`` that also sets
     ``is_inference_mode_enabled()`` (``inference_mode(False)`` enables grad mode, as in
-    PyTorch). PyTorch also marks the tensors made
-    inside as "inference tensors" that may never join a graph later and skips version
-    counting for speed; minigrad has no such tensors: they are ordinary tensors."""
+    PyTorch), as a context manager or a decorator. Inside, no op records a graph, even
+    under ``enable_grad``.
+
+    As in PyTorch, every tensor made inside is an *inference tensor*
+    (``t.is_inference()``), and so are its views and ``detach()``: it has no version
+    counter (PyTorch skips that bookkeeping for speed). Outside inference mode, such a
+    tensor may join a graph only where it need not be saved for backward; saving it,
+    writing to it in place (the write happens, then the version bump raises, as in
+    PyTorch), reading its ``_version`` or making it require grad raise PyTorch's errors.
+    ``clone()`` gives a normal tensor. minigrad marks an inference tensor by its version
+    counter (a view shares its base's), a ``_NoVersionCounter``."""
 
     def __new__(cls, mode=True):
         if callable(mode) and not isinstance(mode, bool):       # @inference_mode
@@ -106,7 +119,31 @@ class inference_mode(_GradModeContext):
 
 def is_inference_mode_enabled():
     """``torch.is_inference_mode_enabled()``: True inside ``inference_mode()``."""
-    return getattr(_state, "inference", False)
+    return _state.inference
+
+
+class _NoVersionCounter(list):
+    """The version counter of an inference tensor: it counts nothing. As PyTorch's
+    ``VariableVersion::bump``, a bump (an in-place write, which has already happened)
+    raises outside inference mode."""
+
+    def __setitem__(self, index, value):
+        if not is_inference_mode_enabled():
+            raise RuntimeError(
+                "Inplace update to inference tensor outside InferenceMode is not allowed.You can make "
+                "a clone to get a normal tensor before doing inplace update.See "
+                "https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
+def new_version_counter():
+    """A new tensor's version counter: ``[0]``, or an inference tensor's inside
+    ``inference_mode``."""
+    return _NoVersionCounter([0]) if _state.inference else [0]
+
+
+def is_inference_counter(version_counter):
+    """Whether a tensor with this version counter is an inference tensor."""
+    return type(version_counter) is _NoVersionCounter
 
 
 class set_grad_enabled(_GradModeContext):

@@ -19,7 +19,8 @@ At one node the order is (``call_function``): tensor hooks, then ``retain_grad``
 then node pre-hooks, the node itself (AccumulateGrad: accumulate, keeping the
 incoming buffer as ``.grad`` when nothing else holds it, then post-accumulate hooks),
 the engine's output validation (reduce broadcast gradients, cast dtypes), then node
-post-hooks.
+post-hooks. In anomaly mode (``anomaly_mode.py``) the node's gradients are then checked
+for NaN, and a node that fails gets its forward stack shown.
 
 The engine is a generator of :class:`EngineEvent` so a pass can be stepped and
 watched (:func:`backward_steps`, :func:`record_events`); ``backward()`` just runs it
@@ -33,12 +34,11 @@ writes its own ``compute_dependencies``, ready queue and ``add_to_input_buffer``
 """
 import contextlib
 import threading
-import warnings
 from collections import deque as _deque, namedtuple as _namedtuple
 
 from ..dtypes import from_numpy_dtype as _from_numpy_dtype
 from ._arguments import backward_arguments as _backward_arguments
-from .anomaly_mode import is_anomaly_enabled as _is_anomaly_enabled
+from . import anomaly_mode as _anomaly_mode
 from .graph import (AccumulateGrad as _AccumulateGrad, Node as _Node,
                     check_node_hook_result as _check_node_hook_result,
                     check_tensor_hook_result as _check_tensor_hook_result)
@@ -405,15 +405,9 @@ def _call_function(task, fn, inputs):
         grad_outputs = result = None
     had_post_hooks = bool(fn._post_hooks)
     grad_outputs = tuple(inputs)
-    try:
-        outputs = fn.apply(grad_outputs, _needs_input_grad(task, fn))
-        if type(outputs) is not list:       # nodes may return any sequence; we edit it in place
-            outputs = list(outputs)
-    except Exception:
-        if _is_anomaly_enabled():
-            warnings.warn(f"Error detected in {fn.name()}. No forward pass information available. "
-                          "Enable detect anomaly during forward pass for more information.")
-        raise
+    outputs = fn.apply(grad_outputs, _needs_input_grad(task, fn))
+    if type(outputs) is not list:       # nodes may return any sequence; we edit it in place
+        outputs = list(outputs)
     yield ("apply", fn, None, grad_outputs, tuple(outputs))
     # A leaf's post-accumulate-grad hooks already ran, inside apply (accumulate_into_grad,
     # right after .grad was written). Their events are emitted here, after apply returned,
@@ -448,6 +442,8 @@ def _evaluate_function(task, fn, inputs, queue):
     outputs = yield from _call_function(task, fn, inputs)
     if not task.keep_graph:
         fn.release_variables()
+    if _anomaly_mode.is_anomaly_enabled() and _anomaly_mode.is_anomaly_check_nan_enabled():
+        _anomaly_mode.check_nan(fn, outputs)
     deps, not_ready, exec_info = task.dependencies, task.not_ready, task.exec_info
     for (nxt, input_nr), grad in zip(fn.next_functions, outputs):
         if nxt is None:
@@ -479,7 +475,12 @@ def _execute(task, root, root_buffer):
     queue.push(root, root_buffer)
     while queue:
         fn, inputs = queue.pop()
-        yield from _evaluate_function(task, fn, inputs, queue)
+        try:
+            yield from _evaluate_function(task, fn, inputs, queue)
+        except Exception:
+            if _anomaly_mode.is_anomaly_enabled():
+                _anomaly_mode.print_stack(fn)      # the forward call that made fn
+            raise
     callbacks = task.final_callbacks
     i = 0
     while i < len(callbacks):                # callbacks may queue more callbacks

@@ -31,6 +31,7 @@ import numpy as np
 from .. import _tensor_class, grad_mode
 from ..utils.hooks import RemovableHandle as _RemovableHandle, add_hook as _add_hook
 from ._names import hook_name as _hook_name
+from .anomaly_mode import is_anomaly_enabled as _is_anomaly_enabled, store_stack as _store_stack
 from .graph_task import (current_graph_task_id as _current_graph_task_id,
                          will_engine_execute_node as _will_engine_execute_node)
 from .saved_variable import (SavedTensor, current_saved_tensors_hooks, disable_saved_tensors_hooks,
@@ -102,6 +103,8 @@ class Node:
         self._seq = next(_next_sequence_nr) if sequence_nr is None else sequence_nr
         self._input_metadata = []        # (shape, numpy dtype) of each forward output
         self._stored = {}                # PyTorch attribute name -> SavedTensor (``_saved_<name>``)
+        if _is_anomaly_enabled():        # the forward call's stack, for the engine's warning
+            _store_stack(self)
 
     # --- introspection -----------------------------------------------------------
     def name(self):
@@ -413,7 +416,7 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
         return _MultiHandle([t.register_hook(make_any_hook(i))
                              for i, t in enumerate(tensors) if t.requires_grad])
 
-    grad_fns = [gradient_edge(t)[0] for t in tensors]
+    grad_fns = [gradient_edge(t)[0] if t.requires_grad else None for t in tensors]
     assert all(g is not None for g in grad_fns), "Expected gradient function to be set"
     count, buffers = {}, {}
     nb_calls = [None]

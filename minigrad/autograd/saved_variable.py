@@ -73,6 +73,12 @@ class SavedTensor:
         self._source = self._grad_fn = self._grad_acc = None
         if value is None:
             return
+        if grad_mode.is_inference_counter(value._version_counter):
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+                "inference mode in computation tracked by autograd. To work around this, you can make "
+                "a clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` "
+                "instead of `torch.inference_mode()`.")
         grad_fn = value.grad_fn
         if not is_output and grad_fn is not None:
             # A saved non-leaf input: remembered (weakly) to notice a later detach_().
@@ -237,6 +243,13 @@ class saved_tensors_hooks(contextlib.ContextDecorator):
         message = _saved_hooks_state.disabled_message
         if message is not None:
             raise RuntimeError(message)
+        if not (callable(self.pack_hook) and callable(self.unpack_hook)):
+            # PyTorch's C++ binding refuses them here, on entering (not when made).
+            raise TypeError(
+                "_push_saved_tensors_default_hooks(): incompatible function arguments. The following "
+                "argument types are supported:\n    1. (arg0: collections.abc.Callable, arg1: "
+                f"collections.abc.Callable) -> None\n\nInvoked with: {self.pack_hook!r}, "
+                f"{self.unpack_hook!r}")
         _saved_hooks_state.stack.append((self.pack_hook, self.unpack_hook))
         # (``with ... as m`` gives None, as in PyTorch)
 

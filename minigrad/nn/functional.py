@@ -423,6 +423,10 @@ def linear(input, weight, bias=None):
     """``F.linear``: ``input @ weight.T + bias``. A 2-D input with a bias is one
     ``addmm`` (node ``AddmmBackward0``, saving ``mat1`` = input, ``mat2`` = weight.T),
     as in PyTorch; another contiguous input with a bias is viewed as 2-D around it."""
+    for position, (name, value) in enumerate((("input", input), ("weight", weight)), 1):
+        if not isinstance(value, _Tensor):      # PyTorch's argument parser refuses it
+            raise TypeError(f"linear(): argument '{name}' (position {position}) must be Tensor, "
+                            f"not {type(value).__name__}")
     if input.dim() == 2 and bias is not None:
         return _apply_op(_addmm, (bias, input, weight.t()), {"beta": 1, "alpha": 1})
     if bias is not None and input.dim() > 0 and bias.dim() == 1 and input._array.flags.c_contiguous:
