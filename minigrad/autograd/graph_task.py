@@ -14,6 +14,8 @@ import contextlib
 import itertools
 import threading
 
+import numpy as np
+
 from .. import grad_mode
 
 __all__ = ["GraphTask", "ExecInfo", "current_graph_task", "running", "current_graph_task_id",
@@ -72,12 +74,16 @@ def current_graph_task():
 def running(task):
     """Run the block as part of ``task``: the task is current, and grad mode is on only
     for ``create_graph`` (PyTorch runs every node, hook and callback of a pass that way).
-    The caller's grad mode and current task come back even if the block raises."""
+    The caller's grad mode and current task come back even if the block raises, and numpy
+    does not warn about NaN or inf meanwhile."""
     previous = grad_mode.is_grad_enabled()
     grad_mode._set_enabled(task.create_graph)
     _current.tasks.append(task)
     try:
-        yield task
+        # PyTorch's kernels make NaN and inf in silence (anomaly mode is how to find them);
+        # numpy's would warn "invalid value encountered" from inside a node's formula.
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            yield task
     finally:
         _current.tasks.remove(task)
         grad_mode._set_enabled(previous)

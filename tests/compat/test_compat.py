@@ -29,35 +29,17 @@ RUNNER = HERE / "corpus_runner.py"
 TIMEOUT = 600  # seconds for the whole corpus, per framework
 TORCH_AVAILABLE = importlib.util.find_spec("torch") is not None
 
-_FUNCTION = "custom Function, anomaly mode and inference mode in full (the 'function' branch)"
 _APIS = "the hook-based nn.utils parametrizations"
 _MODES = "TorchDispatchMode, TorchFunctionMode and FlopCounterMode are not implemented yet"
-_NUMPY_WARNS = "numpy's 'invalid value encountered' RuntimeWarning reaches stderr where PyTorch is silent"
 # {script name: why it still differs}. Each entry is a strict xfail; docs/differences.md
 # ("Compatibility corpus: scripts that still differ") gives the same causes.
 KNOWN_DIFFERENCES = {
-    "c95_needs_input_grad_linear.py": _FUNCTION + ": a backward returning a trailing None gradient "
-                                      "for an argument that was not passed",
-    "c97_mark_dirty_inplace.py": _FUNCTION + ": x.numpy() inside forward (no_grad) and ctx.mark_dirty",
-    "c98_once_differentiable.py": _FUNCTION + ": @once_differentiable runs backward under no_grad",
     "c113_printing_dispatch_mode.py": _MODES + " (torch.utils._python_dispatch)",
     "c114_logging_mode_with_state.py": _MODES + " (torch.utils._python_dispatch)",
     "c115_flop_counter_mode.py": _MODES + " (torch.utils.flop_counter)",
     "c116_flop_counter_backward_ratio.py": _MODES + " (torch.utils.flop_counter)",
     "c117_torch_function_mode_log.py": _MODES + " (torch.overrides)",
     "c118_function_and_dispatch_modes.py": _MODES + " (torch.overrides, torch.utils._python_dispatch)",
-    "c119_detect_anomaly_backward_error.py": _FUNCTION + ": the forward traceback in 'Error detected "
-                                             "in', torch.is_anomaly_enabled",
-    "c120_sqrt_zero_nan_anomaly.py": _FUNCTION + ": the NaN check; and " + _NUMPY_WARNS + " (mul)",
-    "c121_nan_hunting_recipe.py": _FUNCTION + ": the NaN check; and " + _NUMPY_WARNS + " (addmm)",
-    "c122_pow_quarter_nan_grad_check.py": _FUNCTION + ": the NaN check",
-    "c123_set_detect_anomaly_check_nan.py": _FUNCTION + ": is_anomaly_check_nan_enabled, "
-                                            "set_detect_anomaly(mode, check_nan) as a context manager",
-    "c124_inplace_error_anomaly_hint.py": _FUNCTION + ": the forward traceback in 'Error detected in'",
-    "c137_inference_mode_self_condition.py": _FUNCTION + ": inference tensors (is_inference, "
-                                             "'Inference tensors cannot be saved for backward')",
-    "c138_inference_tensor_inplace_outside.py": _FUNCTION + ": inference tensors refuse in-place "
-                                                "updates outside inference_mode",
     "c134_spectral_norm_parametrization.py": _APIS + ": parametrizations.spectral_norm",
 }
 
