@@ -21,12 +21,6 @@ PENDING = frozenset({
     # op-level interception
     "torch.overrides.TorchFunctionMode",
     "torch.utils._python_dispatch.TorchDispatchMode",
-    # custom Function features
-    "torch.autograd.NestedIOFunction",
-    "torch.autograd.function.BackwardCFunction",
-    "torch.autograd.function.FunctionMeta",
-    "torch.autograd.function.InplaceFunction",
-    "torch.autograd.function.NestedIOFunction",
 })
 
 
