@@ -32,12 +32,12 @@ __all__ = ["check_count_dependencies", "check_engine_loop", "check_full_engine",
            "engine_events", "heap_order", "spec_claims", "claims_on_engine"]
 
 
-def _r(t):
+def _rounded(t):
     """A tensor as rounded nested lists (None stays None)."""
     if t is None:
         return None
     if isinstance(t, (tuple, list)):
-        return [_r(v) for v in t]
+        return [_rounded(v) for v in t]
 
     def rnd(v):
         if isinstance(v, list):
@@ -80,7 +80,7 @@ def _backward_and_log(log, out, **leaves):
     """Watch ``out``'s graph, run ``out.backward()`` and log each leaf's gradient."""
     _watch(log, [out], {t: name for name, t in leaves.items()})
     out.backward()
-    log.append(", ".join(f"{name}.grad = {_r(t.grad)}" for name, t in leaves.items()))
+    log.append(", ".join(f"{name}.grad = {_rounded(t.grad)}" for name, t in leaves.items()))
 
 
 # --- graph scenarios: no hooks (the engine loop) -------------------------------------------------
@@ -164,7 +164,7 @@ def _s_grad_tensor(log):
     y = x * w
     _watch(log, [y], {x: "x", w: "w"})
     y.backward(torch.tensor([1.0, 10.0]))
-    log.append(f"x.grad = {_r(x.grad)}, w.grad = {_r(w.grad)}")
+    log.append(f"x.grad = {_rounded(x.grad)}, w.grad = {_rounded(w.grad)}")
 
 
 def _s_leaf_root(log):
@@ -172,7 +172,7 @@ def _s_leaf_root(log):
     x, _ = _leaves()
     x.backward(torch.tensor([2.0, 3.0]))
     x.backward(torch.tensor([1.0, 1.0]))
-    log.append(f"x.grad = {_r(x.grad)}")
+    log.append(f"x.grad = {_rounded(x.grad)}")
 
 
 def _s_two_roots(log):
@@ -181,7 +181,7 @@ def _s_two_roots(log):
     a, b = (x * 2).sum(), (x * w).sum()
     _watch(log, [a, b], {x: "x", w: "w"})
     torch.autograd.backward([a, b])
-    log.append(f"x.grad = {_r(x.grad)}, w.grad = {_r(w.grad)}")
+    log.append(f"x.grad = {_rounded(x.grad)}, w.grad = {_rounded(w.grad)}")
 
 
 def _s_retain_graph(log):
@@ -189,9 +189,9 @@ def _s_retain_graph(log):
     x, w = _leaves()
     out = (x.exp() * w).sum()
     out.backward(retain_graph=True)
-    log.append(f"after pass 1: x.grad = {_r(x.grad)}")
+    log.append(f"after pass 1: x.grad = {_rounded(x.grad)}")
     out.backward()
-    log.append(f"after pass 2: x.grad = {_r(x.grad)}")
+    log.append(f"after pass 2: x.grad = {_rounded(x.grad)}")
 
 
 def _s_freed_graph(log):
@@ -201,7 +201,7 @@ def _s_freed_graph(log):
     x, w = _leaves()
     out = (x.exp() * w).sum()
     out.backward()
-    log.append(f"after pass 1: x.grad = {_r(x.grad)}")
+    log.append(f"after pass 1: x.grad = {_rounded(x.grad)}")
     out.backward()             # raises: the saved values were freed
 
 
@@ -214,7 +214,7 @@ def _s_mlp(log):
     _watch(log, [loss], {p: n for n, p in model.named_parameters()})
     loss.backward()
     for name, p in model.named_parameters():
-        log.append(f"{name}.grad = {_r(p.grad)}")
+        log.append(f"{name}.grad = {_rounded(p.grad)}")
 
 
 def _s_create_graph(log):
@@ -224,10 +224,10 @@ def _s_create_graph(log):
         warnings.simplefilter("ignore")
         (x ** 3).sum().backward(create_graph=True)
     g = x.grad
-    log.append(f"x.grad = {_r(g)}, has a graph: {g.grad_fn is not None}")
+    log.append(f"x.grad = {_rounded(g)}, has a graph: {g.grad_fn is not None}")
     x.grad = None
     g.sum().backward()
-    log.append(f"second derivative = {_r(x.grad)}")
+    log.append(f"second derivative = {_rounded(x.grad)}")
 
 
 # --- hook scenarios (every hook level) -------------------------------------------------------------
@@ -239,11 +239,11 @@ def _s_tensor_hooks_chain(log):
     y = x * 2
     for name in "ABC":
         def hook(g, name=name):
-            log.append(f"hook {name} got {_r(g)}")
+            log.append(f"hook {name} got {_rounded(g)}")
             return g + 1
         y.register_hook(hook)
     y.sum().backward()
-    log.append(f"x.grad = {_r(x.grad)}")
+    log.append(f"x.grad = {_rounded(x.grad)}")
 
 
 def _s_leaf_tensor_hook(log):
@@ -252,10 +252,10 @@ def _s_leaf_tensor_hook(log):
     Hint: a leaf's tensor hooks run when its AccumulateGrad node is popped, before it
     accumulates."""
     x, w = _leaves()
-    x.register_hook(lambda g: log.append(f"x hook got {_r(g)}") or g * 10)
-    w.register_hook(lambda g: log.append(f"w hook got {_r(g)}"))
+    x.register_hook(lambda g: log.append(f"x hook got {_rounded(g)}") or g * 10)
+    w.register_hook(lambda g: log.append(f"w hook got {_rounded(g)}"))
     (x.exp() * w.sin()).sum().backward()
-    log.append(f"x.grad = {_r(x.grad)}, w.grad = {_r(w.grad)}")
+    log.append(f"x.grad = {_rounded(x.grad)}, w.grad = {_rounded(w.grad)}")
 
 
 def _s_retain_grad_after_hooks(log):
@@ -265,9 +265,9 @@ def _s_retain_grad_after_hooks(log):
     x, _ = _leaves()
     y = x * 3
     y.retain_grad()                          # registered before the hook ...
-    y.register_hook(lambda g: log.append(f"y hook got {_r(g)}") or g * 2)
+    y.register_hook(lambda g: log.append(f"y hook got {_rounded(g)}") or g * 2)
     (y * y).sum().backward()
-    log.append(f"y.grad = {_r(y.grad)}")     # ... still sees the hooked gradient
+    log.append(f"y.grad = {_rounded(y.grad)}")     # ... still sees the hooked gradient
 
 
 def _s_node_pre_hooks(log):
@@ -277,12 +277,12 @@ def _s_node_pre_hooks(log):
     post-hooks get the grad_outputs as the pre-hooks left them."""
     x, _ = _leaves()
     y = x * 3
-    y.grad_fn.register_prehook(lambda go: log.append(f"pre 1 got {_r(go)}"))
+    y.grad_fn.register_prehook(lambda go: log.append(f"pre 1 got {_rounded(go)}"))
     y.grad_fn.register_prehook(lambda go: log.append("pre 2 doubles") or (go[0] * 2,))
-    y.grad_fn.register_prehook(lambda go: log.append(f"pre 3 got {_r(go)}"))
-    y.grad_fn.register_hook(lambda gi, go: log.append(f"post-hook got grad_outputs {_r(go)}"))
+    y.grad_fn.register_prehook(lambda go: log.append(f"pre 3 got {_rounded(go)}"))
+    y.grad_fn.register_hook(lambda gi, go: log.append(f"post-hook got grad_outputs {_rounded(go)}"))
     y.sum().backward()
-    log.append(f"x.grad = {_r(x.grad)}")
+    log.append(f"x.grad = {_rounded(x.grad)}")
 
 
 def _s_prehook_drops_gradient(log):
@@ -293,9 +293,10 @@ def _s_prehook_drops_gradient(log):
     a, b = _leaves()
     c = a * b
     c.grad_fn.register_prehook(lambda go: log.append("pre-hook drops the gradient") or (None,))
-    a.register_hook(lambda g: log.append(f"a hook got {_r(g)}"))
-    b.register_hook(lambda g: log.append(f"b hook got {_r(g)}"))
-    b.register_post_accumulate_grad_hook(lambda p: log.append(f"b post-accumulate (b.grad = {_r(p.grad)})"))
+    a.register_hook(lambda g: log.append(f"a hook got {_rounded(g)}"))
+    b.register_hook(lambda g: log.append(f"b hook got {_rounded(g)}"))
+    b.register_post_accumulate_grad_hook(
+        lambda p: log.append(f"b post-accumulate (b.grad = {_rounded(p.grad)})"))
     _backward_and_log(log, c.exp().sum() + a.sum(), a=a, b=b)
 
 
@@ -307,11 +308,11 @@ def _s_node_post_hook_args(log):
     y = x * w
 
     def post(grad_inputs, grad_outputs):
-        log.append(f"post got grad_inputs {_r(grad_inputs)} and grad_outputs {_r(grad_outputs)}")
+        log.append(f"post got grad_inputs {_rounded(grad_inputs)} and grad_outputs {_rounded(grad_outputs)}")
         return (grad_inputs[0], grad_inputs[1] * 0)
     y.grad_fn.register_hook(post)
     y.backward(torch.tensor([1.0, 2.0]))
-    log.append(f"x.grad = {_r(x.grad)}, w.grad = {_r(w.grad)}")
+    log.append(f"x.grad = {_rounded(x.grad)}, w.grad = {_rounded(w.grad)}")
 
 
 def _s_one_node_order(log):
@@ -322,7 +323,7 @@ def _s_one_node_order(log):
     y = x * w
     y.register_hook(lambda g: log.append("tensor hook") or g * 2)
     y.retain_grad()
-    y.grad_fn.register_prehook(lambda go: log.append(f"pre-hook (y.grad = {_r(y.grad)})"))
+    y.grad_fn.register_prehook(lambda go: log.append(f"pre-hook (y.grad = {_rounded(y.grad)})"))
     y.grad_fn.register_hook(lambda gi, go: log.append("post-hook"))
     _watch(log, [y], {x: "x", w: "w"})
     y.sum().backward()
@@ -334,12 +335,14 @@ def _s_leaf_hook_order(log):
     Hint: at AccumulateGrad: tensor hooks, pre-hooks, accumulate, post-accumulate hooks,
     post-hooks."""
     x, w = _leaves()
-    x.register_hook(lambda g: log.append(f"x tensor hook (x.grad = {_r(x.grad)})"))
-    x.register_post_accumulate_grad_hook(lambda p: log.append(f"x post-accumulate (x.grad = {_r(p.grad)})"))
+    x.register_hook(lambda g: log.append(f"x tensor hook (x.grad = {_rounded(x.grad)})"))
+    x.register_post_accumulate_grad_hook(
+        lambda p: log.append(f"x post-accumulate (x.grad = {_rounded(p.grad)})"))
     out = (x * w).sum()
     acc = out.grad_fn.next_functions[0][0].next_functions[0][0]
     acc.register_prehook(lambda go: log.append("AccumulateGrad(x) pre-hook"))
-    acc.register_hook(lambda gi, go: log.append(f"AccumulateGrad(x) post-hook got {_r(gi)}, {_r(go)}"))
+    acc.register_hook(lambda gi,
+                      go: log.append(f"AccumulateGrad(x) post-hook got {_rounded(gi)}, {_rounded(go)}"))
     w.register_post_accumulate_grad_hook(lambda p: log.append("w post-accumulate"))
     _watch(log, [out], {x: "x", w: "w"})
     out.backward()
@@ -351,9 +354,9 @@ def _s_hook_on_tensor_used_twice(log):
     Hint: a tensor hook runs once, on the summed gradient, when the node is popped."""
     x, _ = _leaves()
     y = x * 2
-    y.register_hook(lambda g: log.append(f"y hook got {_r(g)} (once, summed)"))
+    y.register_hook(lambda g: log.append(f"y hook got {_rounded(g)} (once, summed)"))
     (y * y + y).sum().backward()
-    log.append(f"x.grad = {_r(x.grad)}")
+    log.append(f"x.grad = {_rounded(x.grad)}")
 
 
 def _s_final_callbacks(log):
@@ -365,7 +368,7 @@ def _s_final_callbacks(log):
     z = y * 3
     z.register_hook(_hook_queuing_callbacks(
         log, "z hook queues cb1 and cb3",
-        lambda: f"cb1: x.grad = {_r(x.grad)}, grad enabled = {torch.is_grad_enabled()}",
+        lambda: f"cb1: x.grad = {_rounded(x.grad)}, grad enabled = {torch.is_grad_enabled()}",
         "cb2 (queued by cb1)"))
     y.register_hook(lambda g: log.append("y hook"))
     x.register_post_accumulate_grad_hook(lambda p: log.append("x post-accumulate"))
@@ -390,7 +393,7 @@ def _s_hook_raises(log):
         y.sum().backward()
     except ValueError as e:
         log.append(f"backward raised ValueError: {e}")
-    log.append(f"x.grad = {_r(x.grad)}, w.grad = {_r(w.grad)}")
+    log.append(f"x.grad = {_rounded(x.grad)}, w.grad = {_rounded(w.grad)}")
 
 
 def _s_ready_queue_hooks(log):
@@ -418,7 +421,7 @@ def _stacked_leaves(log, count=6):
     stacked = torch.stack(leaves)
     stacked.register_hook(lambda g: log.append("stack hook (before every leaf)"))
     (stacked * stacked).sum().backward()
-    log.append(f"grads = {[_r(leaf.grad) for leaf in leaves]}")
+    log.append(f"grads = {[_rounded(leaf.grad) for leaf in leaves]}")
     return order
 
 
@@ -435,7 +438,7 @@ def _s_multi_grad_hook(log):
     """a multi-grad hook"""
     x, w = _leaves()
     torch.autograd.graph.register_multi_grad_hook(
-        (x, w), lambda grads: log.append(f"all ready: {_r(list(grads))}"))
+        (x, w), lambda grads: log.append(f"all ready: {_rounded(list(grads))}"))
     (x * 2).sum().backward()
     (x * w).sum().backward()
 
@@ -446,11 +449,12 @@ def _s_module_hooks(log):
     with torch.no_grad():
         lin.weight.copy_(torch.tensor([[1.0, -1.0], [0.5, 2.0]]))
         lin.bias.zero_()
-    lin.register_full_backward_pre_hook(lambda m, go: log.append(f"module pre got {_r(go)}"))
-    lin.register_full_backward_hook(lambda m, gi, go: log.append(f"module hook got {_r(gi)}, {_r(go)}"))
+    lin.register_full_backward_pre_hook(lambda m, go: log.append(f"module pre got {_rounded(go)}"))
+    lin.register_full_backward_hook(lambda m, gi,
+                                    go: log.append(f"module hook got {_rounded(gi)}, {_rounded(go)}"))
     x = torch.tensor([[1.0, 2.0]], requires_grad=True)
     lin(x).pow(2).sum().backward()
-    log.append(f"x.grad = {_r(x.grad)}, weight.grad = {_r(lin.weight.grad)}")
+    log.append(f"x.grad = {_rounded(x.grad)}, weight.grad = {_rounded(lin.weight.grad)}")
 
 
 def _s_checkpoint(log):
@@ -463,7 +467,7 @@ def _s_checkpoint(log):
         return (t * w).sin()
     out = checkpoint(block, x * 2, use_reentrant=False).sum()
     out.backward()
-    log.append(f"x.grad = {_r(x.grad)}, w.grad = {_r(w.grad)}")
+    log.append(f"x.grad = {_rounded(x.grad)}, w.grad = {_rounded(w.grad)}")
 
 
 def _s_optimizer_in_backward(log):
@@ -474,7 +478,7 @@ def _s_optimizer_in_backward(log):
         with torch.no_grad():
             p -= 0.1 * p.grad
         p.grad = None
-        log.append(f"stepped to {_r(p)}")
+        log.append(f"stepped to {_rounded(p)}")
     x.register_post_accumulate_grad_hook(step)
     w.register_post_accumulate_grad_hook(step)
     (x * w).sum().backward()

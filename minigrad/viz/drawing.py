@@ -104,13 +104,29 @@ def _layout(nodes, edges):
     broken by breadth-first order, so the layout is deterministic.
     """
     index = {id(n): i for i, n in enumerate(nodes)}
+    layer = _longest_path_layers(nodes, edges, index)
+    rows, parents, rank, chains = _rows_with_bend_points(nodes, edges, layer, index)
+    depth = max(rows) + 1 if rows else 0
+    xpos = _order_rows(rows, parents, rank, depth)
+    _straighten(rows, parents, xpos, depth)
+
+    def point(key):
+        d = layer[key] if key in layer else key[2]
+        return (xpos[key], -float(d))
+
+    positions = {id(n): point(id(n)) for n in nodes}
+    paths = [[point(k) for k in chain] for chain in chains]
+    return positions, paths, {d: rows.get(d, []) for d in range(depth)}
+
+
+def _longest_path_layers(nodes, edges, index):
+    """{id(node): layer}: the longest path from a root, by a topological order (Kahn's,
+    ties by breadth-first index)."""
     children = {id(n): [] for n in nodes}
     indegree = {id(n): 0 for n in nodes}
     for parent, child in edges:
         children[id(parent)].append(child)
         indegree[id(child)] += 1
-
-    # Longest-path layering via a topological order (Kahn, ties by BFS index).
     layer = {id(n): 0 for n in nodes}
     ready = [n for n in nodes if indegree[id(n)] == 0]
     while ready:
@@ -121,8 +137,13 @@ def _layout(nodes, edges):
             indegree[id(child)] -= 1
             if indegree[id(child)] == 0:
                 ready.append(child)
+    return layer
 
-    # Items are node ids and ("bend", edge, layer) keys for long edges.
+
+def _rows_with_bend_points(nodes, edges, layer, index):
+    """The items of each row: node ids, and a ``("bend", edge, layer)`` key for every
+    layer a long edge crosses. Returns ``(rows, parents, rank, chains)``: each item's
+    parents in the row above, its tie-breaking rank, and each edge's chain of items."""
     rows, parents, rank, chains = {}, {}, {}, []
     for node in nodes:
         rows.setdefault(layer[id(node)], []).append(id(node))
@@ -140,8 +161,13 @@ def _layout(nodes, edges):
         parents[id(child)].append(prev)
         chain.append(id(child))
         chains.append(chain)
+    return rows, parents, rank, chains
 
-    depth = max(rows) + 1 if rows else 0
+
+def _order_rows(rows, parents, rank, depth):
+    """One top-down barycenter sweep: each row sorted by the mean x of its items'
+    parents (ties by rank), items spaced 1 apart around 0. Sorts ``rows`` in place and
+    returns ``{item: x}``."""
     xpos = {}
     for d in range(depth):
         row = rows.get(d, [])
@@ -153,11 +179,14 @@ def _layout(nodes, edges):
         for i, key in enumerate(row):
             xpos[key] = i - (len(row) - 1) / 2
         rows[d] = row
+    return xpos
 
-    # Straighten: a few down/up sweeps pull each item towards the mean x of its
-    # neighbours in the row above (below), keeping the order and a minimum gap
-    # (boxes 1 apart, bend points closer). The average of the "pushed right" and
-    # "pushed left" placements satisfies the gaps too, and is symmetric.
+
+def _straighten(rows, parents, xpos, depth):
+    """A few down/up sweeps pull each item towards the mean x of its neighbours in the
+    row above (below), keeping the order and a minimum gap (boxes 1 apart, bend points
+    closer). The average of the "pushed right" and "pushed left" placements satisfies
+    the gaps too, and is symmetric. Moves ``xpos`` in place."""
     below = {key: [] for key in parents}
     for key, ps in parents.items():
         for p in ps:
@@ -185,14 +214,6 @@ def _layout(nodes, edges):
             place(rows[d], parents)
         for d in range(depth - 2, -1, -1):
             place(rows[d], below)
-
-    def point(key):
-        d = layer[key] if key in layer else key[2]
-        return (xpos[key], -float(d))
-
-    positions = {id(n): point(id(n)) for n in nodes}
-    paths = [[point(k) for k in chain] for chain in chains]
-    return positions, paths, {d: rows.get(d, []) for d in range(depth)}
 
 
 def _as_id_set(highlight):
