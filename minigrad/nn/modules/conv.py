@@ -1,8 +1,6 @@
 """``Conv2d`` (``torch/nn/modules/conv.py``): one ``ConvolutionBackward0`` op."""
-from ... import _creation
 from .. import functional as F
-from ..parameter import Parameter as _Parameter
-from .linear import _reset_uniform
+from .linear import _register_weight_and_bias, _reset_uniform
 from .module import Module as _Module
 from .utils import _pair
 
@@ -27,11 +25,7 @@ class Conv2d(_Module):
         self.dilation = _pair(dilation)
         self.groups = groups
         self.padding_mode = padding_mode
-        self.weight = _Parameter(_creation.empty(out_channels, in_channels, *self.kernel_size))
-        if bias:
-            self.bias = _Parameter(_creation.empty(out_channels))
-        else:
-            self.register_parameter("bias", None)
+        _register_weight_and_bias(self, (out_channels, in_channels, *self.kernel_size), bias)
         self.reset_parameters()
 
     def reset_parameters(self):

@@ -20,6 +20,17 @@ def _reset_uniform(weight, bias, fan_in):
         init.uniform_(bias, -bound, bound)
 
 
+def _register_weight_and_bias(module, weight_shape, bias):
+    """Register ``weight`` (of ``weight_shape``) and ``bias`` (one per output, or None)
+    uninitialised, for ``reset_parameters()`` to fill in place: PyTorch's layers register
+    first, so a registration hook sees each parameter before it is initialised."""
+    module.weight = _Parameter(_creation.empty(*weight_shape))
+    if bias:
+        module.bias = _Parameter(_creation.empty(weight_shape[0]))
+    else:
+        module.register_parameter("bias", None)
+
+
 class Identity(_Module):
     """``nn.Identity``: returns its input (arguments are accepted and ignored)."""
 
@@ -44,11 +55,7 @@ class Linear(_Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = _Parameter(_creation.empty(out_features, in_features))
-        if bias:
-            self.bias = _Parameter(_creation.empty(out_features))
-        else:
-            self.register_parameter("bias", None)
+        _register_weight_and_bias(self, (out_features, in_features), bias)
         self.reset_parameters()
 
     def reset_parameters(self):
