@@ -259,7 +259,6 @@ def apply_op(op, tensors, attrs=None):
         outputs = _python_dispatch.dispatch(op, tensors, attrs, _kernel)
     else:
         outputs = _kernel(op, tensors, attrs)
-    requires_grad = any(t._requires_grad for t in tensors)
     if op.view:
         base = tensors[0]
         root = base._base if base._base is not None else base
@@ -270,9 +269,11 @@ def apply_op(op, tensors, attrs=None):
             if base.requires_grad and not grad_mode.is_grad_enabled():
                 out._view_created_no_grad = ("inference_mode" if grad_mode.is_inference_mode_enabled()
                                              else "no_grad")
-    if (requires_grad and op.grads and grad_mode.is_grad_enabled()
-            and not grad_mode.is_inference_mode_enabled()):     # (inference mode records nothing)
-        _record(op, tensors, attrs, outputs)
+    if op.grads and grad_mode.is_grad_enabled() and not grad_mode.is_inference_mode_enabled():
+        for t in tensors:               # (inference mode records nothing)
+            if t._requires_grad:        # an input needs a gradient: the op gets a node
+                _record(op, tensors, attrs, outputs)
+                break
 
     result = outputs if op.multi_output else outputs[0]
     if op_hooks._op_forward_hooks:
