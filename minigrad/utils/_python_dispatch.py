@@ -154,7 +154,7 @@ def dispatch(op, tensors, attrs, kernel):
     if op.multi_output:
         return tuple(result)
     if not isinstance(result, _tensor_class.Tensor):
-        raise TypeError(f"{type(_mode_stack[-1]).__name__}.__torch_dispatch__ returned "
+        raise RuntimeError(f"{type(_mode_stack[-1]).__name__}.__torch_dispatch__ returned "
                         f"{type(result).__name__} for aten.{op.aten}; it must return a Tensor "
                         "(what func(*args, **kwargs) returns, or a replacement)")
     return (result,)
