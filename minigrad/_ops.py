@@ -629,7 +629,7 @@ def _scatter_forward(x, src, dim, index):
 
 # ``self.scatter(dim, index, src)``: only the source's gradient (gathered back) is needed here.
 scatter = Op("scatter", "ScatterBackward0", _scatter_forward, ("self", "src"), saved_attrs=("dim", "index"),
-             grads={"src": lambda g, ctx: g.gather(ctx.dim % g.dim(), ctx.index)})
+             grads={"src": lambda g, ctx: g.gather(ctx.dim % g.dim(), ctx.index)}, aten="scatter.src")
 # gather's backward as one op (``zeros.scatter_add(dim, index, grad)``), so that it has a
 # derivative itself: gathering the incoming gradient back.
 scatter_add_zeros = Op("scatter_add", "ScatterAddBackward0", _scatter_add_zeros_forward,

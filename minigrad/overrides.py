@@ -20,7 +20,7 @@ property reads (``t.shape``, ``t.grad``), ``Tensor``'s constructor and ``Module`
 import functools
 import types as _types
 
-__all__ = ["TorchFunctionMode"]
+__all__ = ["TorchFunctionMode", "resolve_name"]
 
 _mode_stack = []
 _originals = []         # (owner, name, original) for each wrapper in place
@@ -72,6 +72,12 @@ def _get_current_function_mode_stack():
     return list(_mode_stack)
 
 
+def resolve_name(f):
+    """The public name of a function a mode was given (``"torch.Tensor.sum"``; minigrad's
+    read ``minigrad.Tensor.sum``), or None for a function that has none."""
+    return getattr(f, "_public_name", None)
+
+
 def _checking(original, reported_as=None):
     """``original`` as a mode sees it: while a mode is active, a call goes to the innermost
     mode's ``__torch_function__`` (with that mode off the stack), as ``reported_as()``."""
@@ -91,7 +97,10 @@ def _checking(original, reported_as=None):
 def _wrap(owner, name, reported_as=None):
     original = vars(owner)[name]
     _originals.append((owner, name, original))
-    setattr(owner, name, _checking(original, reported_as))
+    public = _checking(original, reported_as)
+    owner_name = owner.__name__ if isinstance(owner, _types.ModuleType) else f"minigrad.{owner.__name__}"
+    public._public_name = f"{owner_name}.{name}"
+    setattr(owner, name, public)
 
 
 def _install_wrappers():

@@ -100,6 +100,7 @@ class OpOverload:
         packet, self._overloadname = op.aten.split(".")
         self.overloadpacket = OpOverloadPacket(packet)
         self.__name__ = op.aten
+        self.__module__ = "minigrad._ops.aten"      # PyTorch's read torch._ops.aten
 
     @classmethod
     def of(cls, op, kernel):
