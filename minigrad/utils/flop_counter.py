@@ -12,13 +12,13 @@ Where minigrad differs: the backward of a convolution is ``im2col``/``col2im`` a
 with the same number of flops. ``display=True`` prints the table with plain padding
 (PyTorch formats it with the ``tabulate`` package).
 """
-from collections import defaultdict
-from math import prod
+from collections import defaultdict as _defaultdict
+from math import prod as _prod
 
-from ._python_dispatch import TorchDispatchMode
-from .module_tracker import ModuleTracker
+from ._python_dispatch import TorchDispatchMode as _TorchDispatchMode
+from .module_tracker import ModuleTracker as _ModuleTracker
 
-__all__ = ["FlopCounterMode", "register_flop_formula"]
+__all__ = ["FlopCounterMode", "register_flop_formula", "conv_flop_count"]
 
 
 def _shape(value):
@@ -36,7 +36,7 @@ def _addmm_flop(self_shape, a_shape, b_shape, out_shape=None, **kwargs):
 
 def _bmm_flop(a_shape, b_shape, out_shape=None, **kwargs):
     # minigrad's bmm broadcasts its batch dimensions (a [k, n] matrix against a batch)
-    return prod(out_shape[:-2]) * a_shape[-2] * b_shape[-1] * 2 * a_shape[-1]
+    return _prod(out_shape[:-2]) * a_shape[-2] * b_shape[-1] * 2 * a_shape[-1]
 
 
 def conv_flop_count(x_shape, w_shape, out_shape, transposed=False):
@@ -44,7 +44,7 @@ def conv_flop_count(x_shape, w_shape, out_shape, transposed=False):
     the filter meets every input channel of every output channel, for each sample."""
     conv_shape = (x_shape if transposed else out_shape)[2:]
     c_out, c_in, *filter_size = w_shape
-    return prod(conv_shape) * prod(filter_size) * x_shape[0] * c_out * c_in * 2
+    return _prod(conv_shape) * _prod(filter_size) * x_shape[0] * c_out * c_in * 2
 
 
 def _conv_flop(x_shape, w_shape, bias_shape, out_shape, transposed=False, **kwargs):
@@ -92,13 +92,13 @@ class FlopCounterMode:
     ``counter.get_total_flops()`` and ``counter.get_flop_counts()``. Not re-entrant."""
 
     def __init__(self, mods=None, depth=2, display=True, custom_mapping=None):
-        self.flop_counts = defaultdict(lambda: defaultdict(int))
+        self.flop_counts = _defaultdict(lambda: _defaultdict(int))
         self.depth = depth
         self.display = display
         self.mode = None
         self.flop_registry = {**_flop_registry, **{getattr(k, "__name__", k): v
                                                    for k, v in (custom_mapping or {}).items()}}
-        self.mod_tracker = ModuleTracker()
+        self.mod_tracker = _ModuleTracker()
 
     def get_total_flops(self):
         return sum(self.flop_counts["Global"].values())
@@ -163,7 +163,7 @@ class FlopCounterMode:
                 self.flop_counts[parent][func_packet] += flops
 
 
-class _FlopCounterMode(TorchDispatchMode):
+class _FlopCounterMode(_TorchDispatchMode):
     def __init__(self, counter):
         super().__init__()
         self.counter = counter

@@ -8,10 +8,9 @@ removes it (a final callback of the pass resets ``parents`` to ``{"Global"}``).
 """
 import weakref
 
-from ..autograd.graph import register_multi_grad_hook
-from ..autograd.graph_task import current_graph_task_id, queue_callback
-from ..nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
 from .. import _tensor_class
+from ..autograd import graph as _graph, graph_task as _graph_task
+from ..nn.modules import module as _module
 
 __all__ = ["ModuleTracker"]
 
@@ -41,7 +40,7 @@ class ModuleTracker:
 
     @property
     def is_bw(self):
-        return current_graph_task_id() != -1
+        return _graph_task.current_graph_task_id() != -1
 
     def _maybe_set_engine_callback(self):
         if self._has_callback:
@@ -51,7 +50,7 @@ class ModuleTracker:
             self.parents = {"Global"}
             self._has_callback = False
 
-        queue_callback(callback)
+        _graph_task.queue_callback(callback)
         self._has_callback = True
 
     def _get_mod_name(self, mod):
@@ -82,18 +81,18 @@ class ModuleTracker:
         self._get_append_fn(name, False)()
         tensors = _tensors_requiring_grad(input)
         if tensors:
-            self._hooks.append(register_multi_grad_hook(tensors, self._get_pop_fn(name)))
+            self._hooks.append(_graph.register_multi_grad_hook(tensors, self._get_pop_fn(name)))
 
     def _fw_post_hook(self, mod, input, output):
         name = self._get_mod_name(mod)
         self._get_pop_fn(name)()
         tensors = _tensors_requiring_grad(output)
         if tensors:
-            self._hooks.append(register_multi_grad_hook(tensors, self._get_append_fn(name, True)))
+            self._hooks.append(_graph.register_multi_grad_hook(tensors, self._get_append_fn(name, True)))
 
     def __enter__(self):
-        self._fw_pre_handle = register_module_forward_pre_hook(self._fw_pre_hook)
-        self._fw_post_handle = register_module_forward_hook(self._fw_post_hook)
+        self._fw_pre_handle = _module.register_module_forward_pre_hook(self._fw_pre_hook)
+        self._fw_post_handle = _module.register_module_forward_hook(self._fw_post_hook)
         return self
 
     def __exit__(self, *args):
