@@ -313,6 +313,34 @@ def with_float32_kernels(build):
     return wrapped
 
 
+def inside_noop_dispatch_mode(build):
+    """The same workload with every step inside a ``TorchDispatchMode`` that only
+    re-dispatches (``func(*args, **kwargs)``), on minigrad and on torch: what a mode costs
+    per op. (With no mode active, ``apply_op`` pays one check of an empty list.)"""
+    from minigrad.utils._python_dispatch import TorchDispatchMode as MgMode
+
+    def noop_mode(base):
+        class NoopMode(base):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                return func(*args, **(kwargs or {}))
+        return NoopMode
+
+    def wrapped():
+        sides = build()
+        modes = {"minigrad": noop_mode(MgMode)}
+        if torch is not None:
+            from torch.utils._python_dispatch import TorchDispatchMode as TorchMode
+            modes["torch"] = noop_mode(TorchMode)
+        for framework, mode in modes.items():
+            def step(plain_step=sides[framework], mode=mode):
+                with mode():
+                    return plain_step()
+            sides[framework] = step
+        sides.pop("numpy", None)
+        return sides
+    return wrapped
+
+
 def _noop_hook(grad):
     return None
 
@@ -417,6 +445,8 @@ WORKLOADS = [
              build_chain(300, "each"), nodes=300),
     Workload("chain300_hooks_removed", "same chain, hook registered then removed",
              build_chain(300, "removed"), nodes=300),
+    Workload("chain300_dispatch_noop", "same chain, inside a no-op TorchDispatchMode",
+             inside_noop_dispatch_mode(build_chain(300)), nodes=300),
     Workload("cnn", "CNN step (make_cnn) on 8x8 digits, b=64", build_cnn, goal={"torch": 1.5}),
     Workload("chain30", "scaling: chain of 30", build_chain(30), nodes=30),
     Workload("chain3000", "scaling: chain of 3000", build_chain(3000), nodes=3000),

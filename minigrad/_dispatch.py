@@ -10,6 +10,7 @@ import numpy as np
 from . import _tensor_class, grad_mode
 from .autograd import op_hooks
 from .autograd.graph import Node, SavedTensor, gradient_edge
+from .utils import _python_dispatch
 
 
 class Op:
@@ -30,17 +31,21 @@ class Op:
     arguments. A node shows exactly these and the saved tensors as ``_saved_<name>``;
     other call arguments are the forward's and the formulas' business only.
 
+    ``aten`` is the overload a ``TorchDispatchMode`` sees (``str(func)`` reads
+    ``aten.<aten>``): ``mul.Tensor``, ``sum.dim_IntList``; ``<name>.default`` unless given.
+
     A row checks its names when it is built (a typo fails at import, naming the row),
     and a formula that reads a name its row does not have gets an AttributeError that
     lists the names it has.
     """
 
     __slots__ = ("name", "node_name", "forward", "inputs", "saves", "grads", "saved_attrs",
-                 "metadata", "multi_output", "casts", "view", "node_class", "save_plan", "grad_plan")
+                 "metadata", "multi_output", "casts", "view", "node_class", "save_plan", "grad_plan", "aten")
 
     def __init__(self, name, node_name, forward, inputs=("self",), saves=None, grads=None,
-                 saved_attrs=(), multi_output=False, casts=False, view=False):
+                 saved_attrs=(), multi_output=False, casts=False, view=False, aten=None):
         self.name = name
+        self.aten = aten or f"{name}.default"
         self.node_name = node_name
         self.forward = forward
         self.inputs = inputs
@@ -205,23 +210,18 @@ def _result_dtype_fix(out, tensors):
     return out
 
 
-def apply_op(op, tensors, attrs=None):
-    """Run ``op`` on a tuple of Tensors (Python scalars already wrapped) and return its
-    output Tensor (a tuple for multi-output ops)."""
-    attrs = attrs or {}
-    if op_hooks._op_forward_pre_hooks:
-        tensors = op_hooks.run_op_forward_pre_hooks(op.name, tensors)
+def _kernel(op, tensors, attrs):
+    """The numpy forward of one op: its output Tensors (a tuple), with no graph."""
     # One pass over the inputs: the arrays to compute on (a wrapped number as its Python
-    # scalar), whether one needs a gradient, whether one is float16. (One loop instead of
-    # three generator expressions saves ~1 us of the ~10 us an op costs.)
-    arrays, requires_grad, half = [], False, False
+    # scalar) and whether one is float16. (One loop instead of generator expressions
+    # saves ~1 us of the ~10 us an op costs.)
+    arrays, half = [], False
     for t in tensors:
         if t._python_scalar is not None:
             arrays.append(t._python_scalar)
             continue
         array = t._array
         arrays.append(array)
-        requires_grad = requires_grad or t._requires_grad
         half = half or array.dtype == np.float16
     half = half and not op.view and not op.casts
     if half:        # PyTorch's CPU float16: compute in float32, round the result
@@ -246,6 +246,19 @@ def apply_op(op, tensors, attrs=None):
             if out._array.dtype.kind == "f":
                 with np.errstate(over="ignore"):
                     out._array = out._array.astype(np.float16)
+    return outputs
+
+
+def apply_op(op, tensors, attrs=None):
+    """Run ``op`` on a tuple of Tensors (Python scalars already wrapped) and return its
+    output Tensor (a tuple for multi-output ops)."""
+    attrs = attrs or {}
+    if op_hooks._op_forward_pre_hooks:
+        tensors = op_hooks.run_op_forward_pre_hooks(op.name, tensors)
+    if _python_dispatch._mode_stack:    # a TorchDispatchMode runs instead of the kernel
+        outputs = _python_dispatch.dispatch(op, tensors, attrs, _kernel)
+    else:
+        outputs = _kernel(op, tensors, attrs)
     if op.view:
         base = tensors[0]
         root = base._base if base._base is not None else base
@@ -256,9 +269,11 @@ def apply_op(op, tensors, attrs=None):
             if base.requires_grad and not grad_mode.is_grad_enabled():
                 out._view_created_no_grad = ("inference_mode" if grad_mode.is_inference_mode_enabled()
                                              else "no_grad")
-    if (requires_grad and op.grads and grad_mode.is_grad_enabled()
-            and not grad_mode.is_inference_mode_enabled()):     # (inference mode records nothing)
-        _record(op, tensors, attrs, outputs)
+    if op.grads and grad_mode.is_grad_enabled() and not grad_mode.is_inference_mode_enabled():
+        for t in tensors:               # (inference mode records nothing)
+            if t._requires_grad:        # an input needs a gradient: the op gets a node
+                _record(op, tensors, attrs, outputs)
+                break
 
     result = outputs if op.multi_output else outputs[0]
     if op_hooks._op_forward_hooks:

@@ -223,33 +223,38 @@ def _inverse(perm):
 # --- elementwise arithmetic ------------------------------------------------------------
 add = Op("add", "AddBackward0", lambda a, b, alpha=1: a + b if alpha == 1 else a + alpha * b,
          ("self", "other"), saved_attrs=("alpha",),
-         grads={"self": lambda g, ctx: g, "other": lambda g, ctx: g if ctx.alpha == 1 else g * ctx.alpha})
+         grads={"self": lambda g, ctx: g, "other": lambda g, ctx: g if ctx.alpha == 1 else g * ctx.alpha},
+         aten="add.Tensor")
 sub = Op("sub", "SubBackward0", lambda a, b, alpha=1: a - b if alpha == 1 else a - alpha * b,
          ("self", "other"), saved_attrs=("alpha",),
-         grads={"self": lambda g, ctx: g, "other": lambda g, ctx: -g if ctx.alpha == 1 else g * -ctx.alpha})
+         grads={"self": lambda g, ctx: g, "other": lambda g, ctx: -g if ctx.alpha == 1 else g * -ctx.alpha},
+         aten="sub.Tensor")
 rsub = Op("rsub", "RsubBackward1", lambda a, other, alpha: np.subtract(other, a).astype(a.dtype, copy=False),
-          saved_attrs=("alpha",), grads={"self": lambda g, ctx: -g if ctx.alpha == 1 else g * -ctx.alpha})
+          saved_attrs=("alpha",), grads={"self": lambda g, ctx: -g if ctx.alpha == 1 else g * -ctx.alpha},
+          aten="rsub.Scalar")
 mul = Op("mul", "MulBackward0", np.multiply, ("self", "other"),
          saves={"other": "self", "self": "other"},
-         grads={"self": lambda g, ctx: g * ctx.other, "other": lambda g, ctx: g * ctx.self})
+         grads={"self": lambda g, ctx: g * ctx.other, "other": lambda g, ctx: g * ctx.self},
+         aten="mul.Tensor")
 div = Op("div", "DivBackward0", _quiet(np.true_divide), ("self", "other"),
          saves={"other": None, "self": "other"},
          grads={"self": lambda g, ctx: g / ctx.other,
-                "other": lambda g, ctx: -g * ((ctx.self / ctx.other) / ctx.other)})
+                "other": lambda g, ctx: -g * ((ctx.self / ctx.other) / ctx.other)}, aten="div.Tensor")
 neg = Op("neg", "NegBackward0", np.negative, grads={"self": lambda g, ctx: -g})
 reciprocal = Op("reciprocal", "ReciprocalBackward0", _quiet(lambda x: 1.0 / x), saves={"result": None},
                 grads={"self": lambda g, ctx: -g * ctx.result * ctx.result})
 pow_scalar = Op("pow", "PowBackward0", _quiet(lambda x, exponent: np.power(x, exponent)),
                 saves={"self": None}, saved_attrs=("exponent",),
                 grads={"self": lambda g, ctx: g * _mul_scalar(ctx.self ** (ctx.exponent - 1), ctx.exponent)
-                       if ctx.exponent != 0 else g * 0.0})
+                       if ctx.exponent != 0 else g * 0.0}, aten="pow.Tensor_Scalar")
 pow_tensor = Op("pow", "PowBackward1", _quiet(np.power), ("self", "exponent"),
                 saves={"self": None, "exponent": None, "result": "exponent"},
                 grads={"self": lambda g, ctx: g * ctx.exponent * ctx.self ** (ctx.exponent - 1),
-                       "exponent": lambda g, ctx: g * ctx.result * ctx.self.log()})
+                       "exponent": lambda g, ctx: g * ctx.result * ctx.self.log()}, aten="pow.Tensor_Tensor")
 pow_scalar_base = Op("pow", "PowBackward2", _quiet(lambda e, self: np.power(self, e)), ("exponent",),
                      saves={"exponent": None, "result": None}, saved_attrs=("self",),
-                     grads={"exponent": lambda g, ctx: g * _mul_scalar(ctx.result, float(np.log(ctx.self)))})
+                     grads={"exponent": lambda g, ctx: g * _mul_scalar(ctx.result, float(np.log(ctx.self)))},
+                     aten="pow.Scalar")
 maximum = Op("maximum", "MaximumBackward0", np.maximum, ("self", "other"),
              saves={"other": None, "self": None},
              grads={"self": lambda g, ctx: g * _mask(ctx.self._array > ctx.other._array, g)
@@ -259,11 +264,13 @@ maximum = Op("maximum", "MaximumBackward0", np.maximum, ("self", "other"),
 where = Op("where", "WhereBackward0", lambda a, b, condition: np.where(condition._array, a, b),
            ("self", "other"), saved_attrs=("condition",),
            grads={"self": lambda g, ctx: _where_zero(ctx.condition._array, g),
-                  "other": lambda g, ctx: _where_zero(ctx.condition._array, g, zero_where=True)})
+                  "other": lambda g, ctx: _where_zero(ctx.condition._array, g, zero_where=True)},
+           aten="where.self")
 masked_fill = Op("masked_fill", "MaskedFillBackward0",
                  lambda x, mask, value: np.where(mask._array, np.asarray(value, dtype=x.dtype), x),
                  saved_attrs=("mask",),
-                 grads={"self": lambda g, ctx: apply_op(masked_fill, (g,), {"mask": ctx.mask, "value": 0})})
+                 grads={"self": lambda g, ctx: apply_op(masked_fill, (g,), {"mask": ctx.mask, "value": 0})},
+                 aten="masked_fill.Scalar")
 
 # --- elementwise functions ------------------------------------------------------------------
 exp = Op("exp", "ExpBackward0", _precise(np.exp), saves={"result": None},
@@ -307,23 +314,24 @@ sum = Op("sum", "SumBackward0", np.sum, saved_attrs=("self_sym_sizes",),
          grads={"self": lambda g, ctx: g.expand(ctx.self_sym_sizes)})
 sum_dim = Op("sum", "SumBackward1", lambda x, dim, keepdim: np.sum(x, axis=dim, keepdims=keepdim),
              saved_attrs=("dim", "keepdim", "self_sym_sizes"),
-             grads={"self": lambda g, ctx: _restore_dims(g, ctx).expand(ctx.self_sym_sizes)})
+             grads={"self": lambda g, ctx: _restore_dims(g, ctx).expand(ctx.self_sym_sizes)},
+             aten="sum.dim_IntList")
 mean = Op("mean", "MeanBackward0", np.mean, saved_attrs=("self_sym_numel", "self_sym_sizes"),
           grads={"self": lambda g, ctx: g.expand(ctx.self_sym_sizes) / float(ctx.self_sym_numel)})
 mean_dim = Op("mean", "MeanBackward1", lambda x, dim, keepdim: np.mean(x, axis=dim, keepdims=keepdim),
               saved_attrs=("dim", "keepdim", "self_sym_numel", "self_sym_sizes"),
               grads={"self": lambda g, ctx: _restore_dims(g, ctx).expand(ctx.self_sym_sizes)
-                     / float(np.prod([ctx.self_sym_sizes[d] for d in ctx.dim]))})
+                     / float(np.prod([ctx.self_sym_sizes[d] for d in ctx.dim]))}, aten="mean.dim")
 max = Op("max", "MaxBackward1", np.max, saves={"self": None, "result": None},
          grads={"self": _evenly_distribute_backward})
 min = Op("min", "MinBackward1", np.min, saves={"self": None, "result": None},
          grads={"self": _evenly_distribute_backward})
 max_dim = Op("max", "MaxBackward0", _max_dim_forward, multi_output=True, saves={"indices": None},
              saved_attrs=("dim", "keepdim", "self_sym_sizes"),
-             grads={"self": lambda grads, ctx: _select_backward(grads[0], ctx)})
+             grads={"self": lambda grads, ctx: _select_backward(grads[0], ctx)}, aten="max.dim")
 min_dim = Op("min", "MinBackward0", lambda x, **kw: _max_dim_forward(x, reduce=np.argmin, **kw),
              multi_output=True, saves={"indices": None}, saved_attrs=("dim", "keepdim", "self_sym_sizes"),
-             grads={"self": lambda grads, ctx: _select_backward(grads[0], ctx)})
+             grads={"self": lambda grads, ctx: _select_backward(grads[0], ctx)}, aten="min.dim")
 topk = Op("topk", "TopkBackward0", _topk_forward, multi_output=True, saves={"indices": None},
           saved_attrs=("dim", "self_sym_sizes"), grads={"self": _topk_backward})
 # ``stable=`` given (True or False) is aten's ``sort.stable`` overload, ``SortBackward1``.
@@ -357,7 +365,7 @@ unsafe_view = Op("_unsafe_view", "UnsafeViewBackward0", lambda x, size: x.reshap
                  grads={"self": _reshape_back})
 transpose = Op("transpose", "TransposeBackward0", lambda x, dim0, dim1: np.swapaxes(x, dim0, dim1),
                view=True, saved_attrs=("dim0", "dim1"),
-               grads={"self": lambda g, ctx: g.transpose(ctx.dim0, ctx.dim1)})
+               grads={"self": lambda g, ctx: g.transpose(ctx.dim0, ctx.dim1)}, aten="transpose.int")
 t = Op("t", "TBackward0", lambda x: x.T, view=True, grads={"self": lambda g, ctx: g.t()})
 triu = Op("triu", "TriuBackward0", lambda x, diagonal: np.triu(x, diagonal), saved_attrs=("diagonal",),
           grads={"self": lambda g, ctx: apply_op(triu, (g,), {"diagonal": ctx.diagonal})})
@@ -374,17 +382,20 @@ squeeze = Op("squeeze", "SqueezeBackward0", np.squeeze, saved_attrs=("self_sym_s
              view=True, grads={"self": _reshape_back})
 squeeze_dim = Op("squeeze", "SqueezeBackward1",
                  lambda x, dim: np.squeeze(x, dim) if x.ndim and x.shape[dim] == 1 else x,
-                 view=True, saved_attrs=("dim", "self_sym_sizes"), grads={"self": _reshape_back})
+                 view=True, saved_attrs=("dim", "self_sym_sizes"), grads={"self": _reshape_back},
+                 aten="squeeze.dim")
 squeeze_dims = Op("squeeze", "SqueezeBackward2", lambda x, dim: np.squeeze(x, dim),
-                  view=True, saved_attrs=("dim", "self_sym_sizes"), grads={"self": _reshape_back})
+                  view=True, saved_attrs=("dim", "self_sym_sizes"), grads={"self": _reshape_back},
+                  aten="squeeze.dims")
 squeeze_ = Op("squeeze_", "SqueezeBackward4", lambda x, dim: np.squeeze(x, dim),
-              view=True, saved_attrs=("dim", "self_sym_sizes"), grads={"self": _reshape_back})
+              view=True, saved_attrs=("dim", "self_sym_sizes"), grads={"self": _reshape_back},
+              aten="squeeze_.dim")
 expand = Op("expand", "ExpandBackward0", lambda x, size: np.broadcast_to(x, size),
             view=True, saved_attrs=("self_sym_sizes",),
             grads={"self": lambda g, ctx: g.sum_to_size(ctx.self_sym_sizes)})
 unbind = Op("unbind", "UnbindBackward0", lambda x, dim: tuple(np.moveaxis(x, dim, 0)),
             multi_output=True, view=True, saved_attrs=("dim",),
-            grads={"self": lambda grads, ctx: _stack_or_zeros(grads, ctx.dim)})
+            grads={"self": lambda grads, ctx: _stack_or_zeros(grads, ctx.dim)}, aten="unbind.int")
 # numpy lays the result of concatenate/stack out like its inputs (a transposed or
 # broadcast input gives a non-C-contiguous result); PyTorch's cat/stack are always
 # contiguous, which decides whether a later reshape is a view or a copy.
@@ -433,13 +444,14 @@ def _index_backward_shape(scatter):
 # array would be a copy.)
 select = Op("select", "SelectBackward0", lambda x, key, dim, index: x[key + (Ellipsis,)],
             view=True, saved_attrs=("dim", "index", "self_sym_sizes"),
-            grads={"self": _index_backward(select_backward)})
+            grads={"self": _index_backward(select_backward)}, aten="select.int")
 slice = Op("slice", "SliceBackward0", lambda x, key, dim, start, end, step: x[key],
            view=True, saved_attrs=("dim", "end", "self_sym_sizes", "start", "step"),
-           grads={"self": _index_backward(slice_backward)})
+           grads={"self": _index_backward(slice_backward)}, aten="slice.Tensor")
 # (Both index nodes also save ``indices``, a tuple of SavedTensors: ``_indexing._save_indices``.)
 index = Op("index", "IndexBackward0", lambda x, key: x[key],
-           saved_attrs=("self_sym_sizes",), grads={"self": _index_backward(index_put)})
+           saved_attrs=("self_sym_sizes",), grads={"self": _index_backward(index_put)},
+           aten="index.Tensor")
 
 
 def _index_put_forward(x, values, key, accumulate):
@@ -492,15 +504,15 @@ mv = Op("mv", "MvBackward0", np.matmul, ("self", "vec"),
 bmm = Op("matmul", "BmmBackward0", np.matmul, ("self", "other"),
          saves={"other": "self", "self": "other"},
          grads={"self": lambda g, ctx: g.matmul(ctx.other.transpose(-1, -2)),
-                "other": lambda g, ctx: ctx.self.transpose(-1, -2).matmul(g)})
+                "other": lambda g, ctx: ctx.self.transpose(-1, -2).matmul(g)}, aten="bmm.default")
 
 # --- no gradient: comparisons, in-place fills ----------------------------------------------
-eq = Op("eq", None, np.equal, ("self", "other"))
-ne = Op("ne", None, np.not_equal, ("self", "other"))
-lt = Op("lt", None, np.less, ("self", "other"))
-le = Op("le", None, np.less_equal, ("self", "other"))
-gt = Op("gt", None, np.greater, ("self", "other"))
-ge = Op("ge", None, np.greater_equal, ("self", "other"))
+eq = Op("eq", None, np.equal, ("self", "other"), aten="eq.Tensor")
+ne = Op("ne", None, np.not_equal, ("self", "other"), aten="ne.Tensor")
+lt = Op("lt", None, np.less, ("self", "other"), aten="lt.Tensor")
+le = Op("le", None, np.less_equal, ("self", "other"), aten="le.Tensor")
+gt = Op("gt", None, np.greater, ("self", "other"), aten="gt.Tensor")
+ge = Op("ge", None, np.greater_equal, ("self", "other"), aten="ge.Tensor")
 logical_and = Op("logical_and", None, np.logical_and, ("self", "other"))
 logical_or = Op("logical_or", None, np.logical_or, ("self", "other"))
 logical_not = Op("logical_not", None, np.logical_not)
@@ -508,7 +520,7 @@ sign = Op("sign", "SignBackward0", np.sign, grads={"self": lambda g, ctx: _zeros
 round = Op("round", "RoundBackward0", np.round, grads={"self": lambda g, ctx: _zeros_like(g)})
 sgn = Op("sgn", "SgnBackward0", np.sign, grads={"self": lambda g, ctx: _zeros_like(g)})
 fill = Op("fill_", "FillBackward2", lambda x, value: np.full_like(x, value),
-          grads={"self": lambda g, ctx: g * 0.0})
+          grads={"self": lambda g, ctx: g * 0.0}, aten="fill_.Scalar")
 zero = Op("zero_", "ZeroBackward0", np.zeros_like, grads={"self": lambda g, ctx: g * 0.0})
 copy = Op("copy_", "torch::autograd::CopyBackwards",
           lambda x, src: np.broadcast_to(src, x.shape).astype(x.dtype), ("self", "src"),
@@ -530,10 +542,11 @@ def _mul_scalar(t, other):
 
 
 mul_scalar = Op("mul", "MulBackward1", lambda x, other: x * other, saved_attrs=("other",),
-                grads={"self": lambda g, ctx: _mul_scalar(g, ctx.other)})
+                grads={"self": lambda g, ctx: _mul_scalar(g, ctx.other)}, aten="mul.Scalar")
 # ``t / n`` with a Python number inside a formula (PyTorch's ``div_(numel)``): ``DivBackward1``.
 div_scalar = Op("div", "DivBackward1", lambda x, other: x / other, saved_attrs=("other",),
-                grads={"self": lambda g, ctx: apply_op(div_scalar, (g,), {"other": ctx.other})})
+                grads={"self": lambda g, ctx: apply_op(div_scalar, (g,), {"other": ctx.other})},
+                aten="div.Scalar")
 tanh_backward = Op("tanh_backward", "TanhBackwardBackward0", lambda g, y: g * (1 - y * y),
                    ("grad_output", "output"), saves={"grad_output": None, "output": None},
                    grads={"grad_output": lambda gg, ctx: apply_op(tanh_backward, (gg, ctx.output)),
@@ -616,7 +629,7 @@ def _scatter_forward(x, src, dim, index):
 
 # ``self.scatter(dim, index, src)``: only the source's gradient (gathered back) is needed here.
 scatter = Op("scatter", "ScatterBackward0", _scatter_forward, ("self", "src"), saved_attrs=("dim", "index"),
-             grads={"src": lambda g, ctx: g.gather(ctx.dim % g.dim(), ctx.index)})
+             grads={"src": lambda g, ctx: g.gather(ctx.dim % g.dim(), ctx.index)}, aten="scatter.src")
 # gather's backward as one op (``zeros.scatter_add(dim, index, grad)``), so that it has a
 # derivative itself: gathering the incoming gradient back.
 scatter_add_zeros = Op("scatter_add", "ScatterAddBackward0", _scatter_add_zeros_forward,
@@ -657,7 +670,7 @@ prod = Op("prod", "ProdBackward0", lambda x: np.prod(x), saves={"self": None, "r
           grads={"self": _prod_backward})
 prod_dim = Op("prod", "ProdBackward1", lambda x, dim, keepdim: np.prod(x, axis=dim, keepdims=keepdim),
               saves={"self": None, "result": None}, saved_attrs=("dim", "keepdim"),
-              grads={"self": _prod_backward})
+              grads={"self": _prod_backward}, aten="prod.dim_int")
 
 
 def _reduced_count(shape, dim):
@@ -719,20 +732,21 @@ def _var_mean_backward(grads, ctx, std=False):
 
 
 var = Op("var", "VarBackward0", _var_forward, saves={"self": None},
-         saved_attrs=("correction", "dim", "keepdim"), grads={"self": _var_backward})
+         saved_attrs=("correction", "dim", "keepdim"), grads={"self": _var_backward}, aten="var.correction")
 std = Op("std", "StdBackward0", _quiet(lambda x, **kw: np.sqrt(_var_forward(x, **kw))),
          saves={"self": None, "result": None}, saved_attrs=("correction", "dim", "keepdim"),
-         grads={"self": _std_backward})
+         grads={"self": _std_backward}, aten="std.correction")
 var_mean = Op("var_mean", "VarMeanBackward0",
               lambda x, dim, correction, keepdim: (
                   _var_forward(x, dim, correction, keepdim),
                   np.mean(x, axis=dim, keepdims=keepdim).astype(x.dtype, copy=False)),
               multi_output=True, saves={"self": None}, saved_attrs=("correction", "dim", "keepdim"),
-              grads={"self": _var_mean_backward})
+              grads={"self": _var_mean_backward}, aten="var_mean.correction")
 std_mean = Op("std_mean", "StdMeanBackward0",
               _quiet(lambda x, dim, correction, keepdim: (
                   np.sqrt(_var_forward(x, dim, correction, keepdim)),
                   np.mean(x, axis=dim, keepdims=keepdim).astype(x.dtype, copy=False))),
               multi_output=True, saves={"self": None, "result0": None},
               saved_attrs=("correction", "dim", "keepdim"),
-              grads={"self": lambda grads, ctx: _var_mean_backward(grads, ctx, std=True)})
+              grads={"self": lambda grads, ctx: _var_mean_backward(grads, ctx, std=True)},
+              aten="std_mean.correction")

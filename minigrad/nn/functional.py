@@ -321,7 +321,7 @@ def _nll_backward(g, ctx):
 # and backward share; ``target``, ``weight`` and ``total_weight`` are what PyTorch saves.
 _nll_loss = _Op("nll_loss", "NllLossBackward0", _nll_forward, saves={"self": None},
                 saved_attrs=("ignore_index", "reduction", "target", "total_weight", "weight"),
-                grads={"self": _nll_backward})
+                grads={"self": _nll_backward}, aten="nll_loss_forward.default")
 
 
 def _ln_dims(x_ndim, normalized_shape):

@@ -1,0 +1,59 @@
+# TorchFunctionMode: the public calls a logging mode sees (torch functions, Tensor methods
+# and operators, torch.nn.functional, backward), nesting, and a mode replacing a result.
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.overrides import TorchFunctionMode
+
+
+class CallLogger(TorchFunctionMode):
+    def __init__(self, tag=""):
+        super().__init__()
+        self.tag = tag
+        self.calls = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        self.calls.append(self.tag + func.__name__)
+        return func(*args, **(kwargs or {}))
+
+    def take(self):
+        calls, self.calls = self.calls, []
+        return calls
+
+
+a = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+b = torch.tensor([0.5, 0.5, 2.0])
+linear = nn.Linear(3, 2)      # made outside: minigrad's init runs no public calls
+with CallLogger() as log:
+    torch.add(a, b)
+    print("torch.add", log.take())
+    a + b, a * 2, a - b, a / 2, -a, a ** 2
+    print("operators", log.take())
+    a.add(b), a.sum(), a.mul(b).mean()
+    print("methods", log.take())
+    torch.relu(a), F.relu(a), torch.exp(a)
+    print("functions", log.take())
+    out = linear(a.reshape(1, 3))
+    print("module call", log.take())
+    out.sum().backward()
+    print("backward", log.take())
+    a[0]
+    print("indexing", log.take())
+
+with CallLogger("outer:") as outer, CallLogger("inner:") as inner:
+    inner.calls = outer.calls
+    torch.mul(a, b)
+print("nested", outer.take())
+
+
+class DoubleAdd(TorchFunctionMode):
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        return out * 2 if func is torch.Tensor.add else out
+
+
+with DoubleAdd():
+    y = a + b
+    z = torch.add(a, b)
+print("replaced", y.tolist(), z.tolist(), type(y.grad_fn).__name__)
+print("after the mode", (a + b).tolist())
