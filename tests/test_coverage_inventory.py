@@ -4,8 +4,8 @@
 docstring for which) and gives each a status: *covered* (minigrad has it and a
 differential script uses it), *left out* (docs/differences.md says why), *untested* or
 *missing*. These tests fail when docs/coverage.md is stale (regenerate it with
-``python tools/coverage_inventory.py``) and when a name is untested or missing without
-being listed in PENDING below. Skipped without torch.
+``python tools/coverage_inventory.py``) and when a name is untested or missing. Skipped
+without torch.
 """
 import importlib.util
 from pathlib import Path
@@ -13,16 +13,6 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-
-# Names other work in progress is adding to minigrad (with differential tests), so they
-# are neither covered nor left out yet. Remove a name once it is covered; the last test
-# fails for a listed name that no longer needs to be here.
-PENDING = frozenset({
-    # op-level interception
-    "torch.overrides.TorchFunctionMode",
-    "torch.utils._python_dispatch.TorchDispatchMode",
-})
-
 
 @pytest.fixture(scope="module")
 def tool():
@@ -58,8 +48,7 @@ def test_coverage_md_is_current(tool, rows):
 
 
 def test_every_name_is_covered_or_explained(rows):
-    unexplained = sorted(name for name, status, _ in rows if status in ("untested", "missing")
-                         and name not in PENDING)
+    unexplained = sorted(name for name, status, _ in rows if status in ("untested", "missing"))
     assert not unexplained, (
         "these PyTorch names are in minigrad without a differential test using them, or not in "
         "minigrad at all: use them in a script of tests/differential/scenarios or tests/compat/scripts, "
@@ -74,8 +63,3 @@ def test_every_reason_names_an_api_of_the_inventory(tool, rows):
         assert any(n == pattern or (prefix and n.startswith(prefix)) for n in names), (
             f"docs/differences.md explains {pattern}, which is not a name of the inventory")
 
-
-def test_pending_names_are_still_pending(rows):
-    status = {name: s for name, s, _ in rows}
-    done = sorted(name for name in PENDING if status.get(name) not in ("untested", "missing"))
-    assert not done, f"covered or explained now: remove them from PENDING in this test: {done}"
