@@ -204,7 +204,9 @@ def _as_pytorch_shows(name, value):
 def _result_dtype_fix(out, tensors):
     # numpy promotes int64 with float32 (and exp of ints) to float64; PyTorch gives the
     # default dtype, float32, unless a float64 tensor took part.
-    if out.dtype == np.float64 and not any(
+    # (``dtype.char`` compares a string: a quarter of the time of ``dtype == np.float64``,
+    # and this runs on every op.)
+    if out.dtype.char == "d" and not any(
             t._python_scalar is None and t._array.dtype == np.float64 for t in tensors):
         return out.astype(np.float32)
     return out
@@ -222,7 +224,7 @@ def _kernel(op, tensors, attrs):
             continue
         array = t._array
         arrays.append(array)
-        half = half or array.dtype == np.float16
+        half = half or array.dtype.char == "e"         # float16
     half = half and not op.view and not op.casts
     if half:        # PyTorch's CPU float16: compute in float32, round the result
         arrays = [a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == np.float16 else a

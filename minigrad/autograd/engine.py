@@ -24,7 +24,9 @@ for NaN, and a node that fails gets its forward stack shown.
 
 The engine is a generator of :class:`EngineEvent` so a pass can be stepped and
 watched (:func:`backward_steps`, :func:`record_events`); ``backward()`` just runs it
-to the end.
+to the end. The three events every node has (``node_start``, ``apply``, ``node_done``)
+are made only when someone steps or records the pass (``task.watched``): unwatched,
+a node costs no event but those of the hooks it runs.
 
 Lesson 10 swaps this engine for one the learner writes (:func:`use`, "the seam" at
 the end of this file). The learner's engine reads a node through the helpers this
@@ -408,7 +410,8 @@ def _call_function(task, fn, inputs):
     outputs = fn.apply(grad_outputs, _needs_input_grad(task, fn))
     if type(outputs) is not list:       # nodes may return any sequence; we edit it in place
         outputs = list(outputs)
-    yield ("apply", fn, None, grad_outputs, tuple(outputs))
+    if task.watched:
+        yield ("apply", fn, None, grad_outputs, tuple(outputs))
     # A leaf's post-accumulate-grad hooks already ran, inside apply (accumulate_into_grad,
     # right after .grad was written). Their events are emitted here, after apply returned,
     # so a stepped pass shows them after "apply", before the node's post-hooks.
@@ -428,7 +431,8 @@ def _call_function(task, fn, inputs):
 
 
 def _evaluate_function(task, fn, inputs, queue):
-    yield ("node_start", fn, None, tuple(inputs), None)
+    if task.watched:
+        yield ("node_start", fn, None, tuple(inputs), None)
     if task.exec_info is not None:
         info = task.exec_info[fn]
         if not info.needed:
@@ -465,7 +469,8 @@ def _evaluate_function(task, fn, inputs, queue):
             if ready:
                 queue.push(nxt, not_ready.pop(nxt))
     # Yielded once the gradients are handed on, so a paused pass shows them queued.
-    yield ("node_done", fn, None, tuple(outputs), None)
+    if task.watched:
+        yield ("node_done", fn, None, tuple(outputs), None)
 
 
 # --- a whole pass -----------------------------------------------------------------------------
@@ -520,6 +525,7 @@ def run_backward(roots, grads, keep_graph, create_graph, input_edges=None, accum
         return task.captured
     events = _execute(task, root, buffer)
     recorders = _local.recorders
+    task.watched = bool(recorders)
     with _running(task):
         if recorders:
             for event in events:
@@ -536,6 +542,7 @@ def _steps(task, root, buffer):
     ``create_graph``) and this task as the current one while the engine works, and the
     caller's state restored in between, so a stepped pass cannot leak either."""
     engine = _execute(task, root, buffer)
+    task.watched = True
     while True:
         try:
             with _running(task):

@@ -54,6 +54,7 @@ class GraphTask:
         self.captured = []
         self.final_callbacks = []
         self.ready_queue = None          # set by _execute (read by snapshots)
+        self.watched = False             # someone steps or records the pass: yield every event
 
 
 class _TaskStack(threading.local):
