@@ -25,7 +25,7 @@ import numpy as np
 
 __all__ = ["Result", "run_check", "compare_values", "compare_sequences", "reachable_nodes",
            "watch_calls", "shortcut_taken", "unless_hooks_left", "predicted_by_hand",
-           "judge_predicted_order", "judge_returned_handles",
+           "check_prediction", "judge_predicted_order", "judge_returned_handles",
            "hook_queuing_callbacks"]
 
 #: set (to anything non-empty) in a kernel's environment by ``python -m minigrad.grade``
@@ -233,6 +233,16 @@ def predicted_by_hand(predict, what, answer, see, measured_with=()):
                                    f"measures it instead of predicting it. Return {answer} "
                                    f"written by hand, then run {see} to see if you were right.")
     return got, None
+
+
+def check_prediction(name, predict, what, answer, see, judge):
+    """The check of a prediction exercise: ``run_check(name, ...)`` of
+    ``judge(prediction)`` once :func:`predicted_by_hand` has accepted ``predict()`` (the
+    ❌ for a prediction that ran the pass otherwise)."""
+    def body():
+        got, ran = predicted_by_hand(predict, what, answer, see)
+        return ran if ran is not None else judge(got)
+    return run_check(name, body)
 
 
 def judge_predicted_order(predict, events, actual, *, see, each_once, right, explain,

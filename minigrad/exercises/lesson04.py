@@ -12,7 +12,7 @@ from ..autograd import engine as _engine
 from .._creation import tensor as _tensor
 from ..viz import graph_nodes as _graph_nodes
 from . import (Result as _Result, compare_values as _compare_values,
-               predicted_by_hand as _predicted_by_hand, run_check as _run_check,
+               check_prediction as _check_prediction, run_check as _run_check,
                watch_calls as _watch_calls)
 
 __all__ = ["check_predict_prehook_none", "check_first_nan_node", "check_replay",
@@ -42,11 +42,7 @@ def check_predict_prehook_none(predict_prehook_none):
     "post-hook grad_inputs": ...}`` for section 3's scenario: lists of floats or None, and
     a tuple of those (or None if the post-hook never runs). It must predict: running a
     backward pass is rejected."""
-    def body():
-        got, ran = _predicted_by_hand(predict_prehook_none, "the gradients", "a dict",
-                                      "the demo after the exercise")
-        if ran is not None:
-            return ran
+    def judge(got):
         expected = _prehook_none_trace()
         if not isinstance(got, dict) or set(got) != set(expected):
             return _Result(False, f"return a dict with the keys {sorted(expected)} (got {got!r}).")
@@ -81,7 +77,8 @@ def check_predict_prehook_none(predict_prehook_none):
             return _Result(False, "; ".join(misses) + ".")
         return _Result(True, "None in a pre-hook's tuple drops the gradient the node receives: "
                             "the node runs and hands on None to both inputs.")
-    return _run_check("predict_prehook_none", body)
+    return _check_prediction("predict_prehook_none", predict_prehook_none, "the gradients", "a dict",
+                             "the demo after the exercise", judge)
 
 
 # --- exercise 2: the first node that produces NaN --------------------------------------------

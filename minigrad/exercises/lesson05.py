@@ -14,7 +14,7 @@ from .._creation import tensor as _tensor
 from ..autograd import graph
 from . import (Result as _Result, compare_sequences as _compare_sequences,
                judge_returned_handles as _judge_returned_handles,
-               predicted_by_hand as _predicted_by_hand, run_check as _run_check,
+               check_prediction as _check_prediction, run_check as _run_check,
                watch_calls as _watch_calls)
 
 __all__ = ["check_predict_counts", "check_grad_norm_when_ready", "check_my_all_hook",
@@ -58,11 +58,7 @@ def check_predict_counts(predict_counts):
     """``predict_counts()`` returns ``{"tensor hooks": n, "all": n, "any": n}``: how many
     times each kind of hook is called over the three passes of the exercise. It must
     predict: running a backward pass is rejected."""
-    def body():
-        got, ran = _predicted_by_hand(predict_counts, "the counts", "a dict of counts",
-                                      "the cell after the exercise")
-        if ran is not None:
-            return ran
+    def judge(got):
         expected, reached = _run_counts()
         if not isinstance(got, dict) or set(got) != set(expected):
             return _Result(False, f"return a dict with the keys {sorted(expected)}, e.g. "
@@ -88,7 +84,8 @@ def check_predict_counts(predict_counts):
             return _Result(False, "; ".join(misses) + ".")
         return _Result(True, f"{expected}: one call per pass that reaches a tensor, and none "
                             "for the pass that reaches neither.")
-    return _run_check("predict_counts", body)
+    return _check_prediction("predict_counts", predict_counts, "the counts", "a dict of counts",
+                             "the cell after the exercise", judge)
 
 
 def _layer():

@@ -24,7 +24,7 @@ from ..nn import functional as F
 from ..utils import checkpoint as _checkpoint_module
 from ..viz import graph_nodes as _graph_nodes
 from . import (Result as _Result, compare_sequences as _compare_sequences,
-               compare_values as _compare_values, predicted_by_hand as _predicted_by_hand,
+               compare_values as _compare_values, check_prediction as _check_prediction,
                run_check as _run_check, watch_calls as _watch_calls)
 
 __all__ = ["check_predict_nested", "check_half_precision_hooks", "check_checkpoint"]
@@ -56,11 +56,7 @@ def check_predict_nested(predict_nested):
     """``predict_nested()`` returns ``(packs, unpacks)``: the tags of the pairs whose pack
     and unpack run, in order, in section 2's scenario. It must predict: running a backward
     pass is rejected."""
-    def body():
-        got, ran = _predicted_by_hand(predict_nested, "the tags", "two lists of tags",
-                                      "the demo after the exercise")
-        if ran is not None:
-            return ran
+    def judge(got):
         packs, unpacks = _nested_trace()
         if not (isinstance(got, (tuple, list)) and len(got) == 2
                 and all(isinstance(g, (tuple, list)) for g in got)):
@@ -93,7 +89,8 @@ def check_predict_nested(predict_nested):
             return _Result(False, f"{verdict} Why: " + "; ".join(why) + ".")
         return _Result(True, f"packs {packs}, unpacks {unpacks}: the innermost pair at pack "
                             "time, whatever is active during backward.")
-    return _run_check("predict_nested", body)
+    return _check_prediction("predict_nested", predict_nested, "the tags", "two lists of tags",
+                             "the demo after the exercise", judge)
 
 
 def _nbytes(obj):
