@@ -124,6 +124,10 @@ MUTATIONS = [
     Mutation("a step pre-hook's returned arguments are ignored", "minigrad/optim/optimizer.py",
              (("                        args, kwargs = result\n", "                        pass\n"),),
              "c41_step_pre_hook_args"),
+    Mutation("the outermost dispatch mode sees each op first", "minigrad/utils/_python_dispatch.py",
+             (("    mode = _mode_stack.pop()\n", "    mode = _mode_stack.pop(0)\n"),
+              ("        _mode_stack.append(mode)\n", "        _mode_stack.insert(0, mode)\n")),
+             "c42_dispatch_mode_around_backward"),
 ]
 
 

@@ -61,6 +61,7 @@ NAMES = (
     "c39_registration_hook_return_replaces",
     "c40_optimizer_global_step_hooks_first",
     "c41_step_pre_hook_args",
+    "c42_dispatch_mode_around_backward",
 )
 
 VERDICTS = ("true", "false", "partly true")
