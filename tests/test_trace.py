@@ -47,12 +47,21 @@ UNRECORDABLE = {
     "a06_jacobian_vectorize.py": "jacobian(vectorize=True) is one vmapped pass in torch, where the "
                                  "recorder's hooks make torch raise; minigrad runs one pass per row "
                                  "(docs/differences.md)",
+    "d01_dispatch_mode_op_names.py": "it prints every op a dispatch mode sees around backward(), and "
+                                     "the recorder's own copies of each gradient are ops the mode "
+                                     "sees too",
 }
 SCENARIOS = [s for s in sorted((REPO / "tests" / "differential" / "scenarios").glob("*.py"))
              if s.name not in UNRECORDABLE]
 WORKER = REPO / "tests" / "trace_support.py"
 
 KNOWN = {
+    "d02_flop_counter_totals.py": "torch.matmul of 3-d tensors records expand, view, bmm and "
+                                  "_unsafe_view nodes where minigrad records one BmmBackward0 "
+                                  "(docs/differences.md)",
+    "d03_function_mode_public_calls.py": "its nn.Linear keeps its random initial weights, and "
+                                         "minigrad's generator is not PyTorch's, so the gradients "
+                                         "in the events differ (the script prints only names)",
     "v05_copyslices_grad_and_create_graph.py": "minigrad records CopySlices' and "
                                                "AsStridedBackward0's backward under create_graph "
                                                "as index/scatter/where nodes (docs/differences.md)",
