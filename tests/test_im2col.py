@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from minigrad.nn._im2col import fold, unfold, unfold_output_size
+from minigrad.nn._im2col import fold, unfold, unfold_output_size, windows
 
 # (N, C, H, W, kernel_size, stride, padding, dilation)
 CASES = [
@@ -14,6 +14,7 @@ CASES = [
     (2, 2, 9, 7, (2, 4), (2, 1), (0, 2), 1),  # everything a pair
     (3, 1, 6, 6, 2, 2, 0, 1),             # pooling geometry, no overlap
     (2, 2, 8, 8, 3, 3, 1, 1),             # stride > overlap, unused border
+    (2, 2, 4, 4, 3, 3, 1, 1),             # tiles that cover the padded image exactly
     (1, 4, 4, 4, 1, 1, 0, 1),             # 1x1 kernel
     (2, 1, 4, 5, (4, 5), 1, 0, 1),        # kernel = whole image, L = 1
     (2, 3, 10, 9, 3, (2, 3), (2, 1), (2, 1)),  # dilation
@@ -120,6 +121,19 @@ def test_result_is_a_fresh_writeable_array():
     assert cols.flags.writeable and not np.shares_memory(cols, x)
     cols[...] = 0
     np.testing.assert_array_equal(x, keep)
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_windows_are_unfold_kernel_offset_first(case):
+    shape, geom = _geom(case)
+    x = np.random.default_rng(8).standard_normal(shape)
+    cols = unfold(x, **geom)
+    n, c = shape[:2]
+    per_offset = windows(x, **geom)
+    kk = per_offset.shape[0]
+    expected = cols.reshape(n, c, kk, -1).transpose(2, 0, 1, 3)
+    np.testing.assert_array_equal(per_offset.reshape(kk, n, c, -1), expected)
+    assert all(block.flags.c_contiguous for block in per_offset)
 
 
 def test_pad_value_for_max_pool():

@@ -139,9 +139,33 @@ def test_conv2d_matches_torch(kw):
               [f32(2, 3, 7, 6), f32(4, 3, 3, 2), f32(4)])
 
 
-@pytest.mark.parametrize("kw", [{"kernel_size": 2}, {"kernel_size": 3, "stride": 2, "padding": 1}])
+@pytest.mark.parametrize("kw", [{"kernel_size": 2}, {"kernel_size": 3, "stride": 2, "padding": 1},
+                                {"kernel_size": 3, "stride": 1, "padding": 1},      # windows overlap
+                                {"kernel_size": 2, "stride": 1, "dilation": 2}])
 def test_max_pool2d_matches_torch(kw):
     _run_both(lambda lib, x: lib.nn.functional.max_pool2d(x, **kw), [f32(2, 3, 7, 6)])
+
+
+def test_max_pool2d_picks_as_torch_scans_a_window():
+    """Ties keep the first position, a NaN wins and the last NaN is the one picked; with
+    overlapping windows a position picked twice gets both gradients."""
+    torch = _torch()
+    nan = float("nan")
+    planes = [[[[3.0, 3.0], [1.0, 3.0]]], [[[1.0, nan], [nan, 2.0]]], [[[nan, 0.0], [5.0, 1.0]]]]
+    x = np.array(planes, dtype=np.float32)
+    picked = []
+    for lib in (torch, minigrad):
+        values, indices = lib.nn.functional.max_pool2d(lib.tensor(x), 2, return_indices=True)
+        picked.append((values.numpy().tolist(), indices.numpy().tolist()))
+    assert str(picked[1]) == str(picked[0])
+    x = f32(1, 1, 4, 4)
+    grads = []
+    for lib in (torch, minigrad):
+        t = lib.tensor(x, requires_grad=True)
+        lib.nn.functional.max_pool2d(t, 3, stride=1, padding=1).sum().backward()
+        grads.append(t.grad.numpy())
+    np.testing.assert_array_equal(grads[1], grads[0])
+    assert grads[1].max() > 1         # the largest value was picked by several windows
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])

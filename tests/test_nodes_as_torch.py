@@ -127,7 +127,6 @@ KNOWN_DOUBLE_BACKWARD_DIFFERENCES = {
     **{case.id: COMPOSED + " (var/std: PyTorch's var_backward / std_backward)"
        for case in CASES if case.id.startswith(("var", "std"))},
     "F.conv2d": COMPOSED + " (PyTorch: ConvolutionBackwardBackward0)",
-    "F.max_pool2d": COMPOSED + " (PyTorch: MaxPool2DWithIndicesBackwardBackward0)",
     "F.cross_entropy": COMPOSED + " (PyTorch: NllLossBackwardBackward0)",
     "F.layer_norm": COMPOSED + " (PyTorch: NativeLayerNormBackwardBackward0)",
 }

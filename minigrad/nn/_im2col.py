@@ -34,7 +34,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .modules.utils import _pair
 
-__all__ = ["unfold", "fold", "unfold_output_size"]
+__all__ = ["unfold", "fold", "windows", "unfold_output_size"]
 
 
 def _int_pair(v, name):
@@ -118,27 +118,40 @@ def unfold(x, kernel_size, stride=1, padding=0, *, dilation=1, pad_value=0.0):
     Its adjoint (and backward) is :func:`fold`.
     """
     x, unbatched = _batched(x, 4, "unfold expects [N, C, H, W] or [C, H, W]")
+    patches = _patches(x, kernel_size, stride, padding, dilation, pad_value)
+    n, c, kh, kw, oh, ow = patches.shape
+    cols = np.empty(patches.shape, dtype=x.dtype)
+    np.copyto(cols, patches)  # the one copy; the result never aliases x
+    cols = cols.reshape(n, c * kh * kw, oh * ow)
+    return cols[0] if unbatched else cols
+
+
+def windows(x, kernel_size, stride=1, padding=0, *, dilation=1, pad_value=0.0):
+    """The same patches as :func:`unfold`, laid out kernel offset first: an array
+    ``[kh*kw, N, C, oh, ow]`` whose entry ``k`` holds offset ``(k // kw, k % kw)`` of
+    every patch. Each entry is contiguous, so a loop over the offsets (max-pooling's
+    running maximum) works on whole contiguous blocks."""
+    x, _ = _batched(x, 4, "windows expects [N, C, H, W]")
+    patches = _patches(x, kernel_size, stride, padding, dilation, pad_value)
+    n, c, kh, kw, oh, ow = patches.shape
+    out = np.empty((kh, kw, n, c, oh, ow), dtype=x.dtype)
+    np.copyto(out, patches.transpose(2, 3, 0, 1, 4, 5))
+    return out.reshape(kh * kw, n, c, oh, ow)
+
+
+def _patches(x, kernel_size, stride, padding, dilation, pad_value):
+    """A read-only view ``[N, C, kh, kw, oh, ow]`` of the (padded) batch ``x``: element
+    ``(n, c, i, j, r, q)`` is ``x_padded[n, c, r*sh + i*dh, q*sw + j*dw]``."""
     (kh, kw), (dh, dw), (ph, pw), (sh, sw) = _params(kernel_size, stride, padding, dilation)
     n, c, h, w = x.shape
     oh, ow = unfold_output_size((h, w), (kh, kw), (sh, sw), (ph, pw), (dh, dw))
-
     if ph or pw:            # (np.pad does the same in twice the time)
         padded = np.full((n, c, h + 2 * ph, w + 2 * pw), pad_value, dtype=x.dtype)
         padded[:, :, ph : ph + h, pw : pw + w] = x
         x = padded
     sn, sc, sy, sx = x.strides
-    # Read-only view [N, C, kh, kw, oh, ow]: element (n, c, i, j, r, q) is
-    # x_padded[n, c, r*sh + i*dh, q*sw + j*dw].
-    patches = as_strided(
-        x,
-        shape=(n, c, kh, kw, oh, ow),
-        strides=(sn, sc, sy * dh, sx * dw, sy * sh, sx * sw),
-        writeable=False,
-    )
-    cols = np.empty(patches.shape, dtype=x.dtype)
-    np.copyto(cols, patches)  # the one copy; the result never aliases x
-    cols = cols.reshape(n, c * kh * kw, oh * ow)
-    return cols[0] if unbatched else cols
+    return as_strided(x, shape=(n, c, kh, kw, oh, ow),
+                      strides=(sn, sc, sy * dh, sx * dw, sy * sh, sx * sw), writeable=False)
 
 
 def fold(cols, output_size, kernel_size, stride=1, padding=0, *, dilation=1):
@@ -180,14 +193,19 @@ def fold(cols, output_size, kernel_size, stride=1, padding=0, *, dilation=1):
     c = ckk // (kh * kw)
 
     blocks = cols.reshape(n, c, kh, kw, oh, ow)
-    out = np.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=cols.dtype)
-    for i in range(kh):  # loop over kernel offsets only; each += is a strided
-        y0 = i * dh      # slab covering every patch position at once
-        for j in range(kw):
-            x0 = j * dw
-            out[:, :, y0 : y0 + sh * (oh - 1) + 1 : sh, x0 : x0 + sw * (ow - 1) + 1 : sw] += (
-                blocks[:, :, i, j]
-            )
+    if (dh, dw) == (1, 1) and (sh, sw) == (kh, kw) and (oh * kh, ow * kw) == (h + 2 * ph, w + 2 * pw):
+        # The patches tile the image (max-pooling's usual geometry): nothing overlaps,
+        # so one transposing copy puts every value in place.
+        out = blocks.transpose(0, 1, 4, 2, 5, 3).reshape(n, c, h + 2 * ph, w + 2 * pw)
+    else:
+        out = np.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=cols.dtype)
+        for i in range(kh):  # loop over kernel offsets only; each += is a strided
+            y0 = i * dh      # slab covering every patch position at once
+            for j in range(kw):
+                x0 = j * dw
+                out[:, :, y0 : y0 + sh * (oh - 1) + 1 : sh, x0 : x0 + sw * (ow - 1) + 1 : sw] += (
+                    blocks[:, :, i, j]
+                )
     out = out[:, :, ph : ph + h, pw : pw + w]
     if ph or pw:
         out = np.ascontiguousarray(out)

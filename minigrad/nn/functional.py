@@ -21,7 +21,8 @@ from .. import _creation, _ops, dtypes, grad_mode as _grad_mode
 from .._dispatch import Op as _Op, apply_op as _apply_op
 from .._tensor import Tensor as _Tensor
 from .._tensor_methods import _as_tensor
-from ._im2col import fold as _fold, unfold as _unfold, unfold_output_size as _unfold_output_size
+from ._im2col import (fold as _fold, unfold as _unfold, unfold_output_size as _unfold_output_size,
+                      windows as _windows)
 from .modules.utils import _pair
 
 __all__ = [
@@ -133,56 +134,71 @@ _convolution = _Op("convolution", "ConvolutionBackward0", _conv_forward, ("input
 
 def _max_pool_forward(x, kernel_size, stride, padding, dilation, ceil_mode):
     stride = stride or kernel_size      # PyTorch keeps stride=None as (), meaning "the kernel size"
-    n, c, h, w = x.shape
-    kh, kw = kernel_size
-    oh, ow = _unfold_output_size((h, w), kernel_size, stride, padding, dilation)
-    pad = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-    cols = _unfold(x, kernel_size, stride, padding, dilation=dilation, pad_value=pad)
-    cols = cols.reshape(n, c, kh * kw, oh * ow)
-    arg = cols.argmax(axis=2)                                            # [N, C, L]
-    values = np.take_along_axis(cols, arg[:, :, None, :], axis=2)[:, :, 0, :]
-    return values.reshape(n, c, oh, ow), _window_to_image(arg.reshape(n, c, oh, ow), (h, w),
-                                                           kernel_size, stride, padding, dilation)
+    floating = x.dtype.kind == "f"
+    pad = -np.inf if floating else np.iinfo(x.dtype).min
+    windows = _windows(x, kernel_size, stride, padding, dilation=dilation, pad_value=pad)
+    # A running maximum over the kernel offsets, as PyTorch's CPU kernel scans a window:
+    # a value replaces the maximum when it is larger or NaN (ties keep the first offset,
+    # NaNs the last). Offsets only grow, so the offset that last replaced it is a
+    # running maximum too; and np.maximum lets NaN win, as the scan does.
+    values, offset = windows[0].copy(), np.zeros(windows.shape[1:], dtype=np.int32)
+    for k in range(1, len(windows)):
+        candidate = windows[k]
+        replaces = candidate > values
+        if floating:
+            replaces |= np.isnan(candidate)
+        np.maximum(offset, replaces * np.int32(k), out=offset)
+        np.maximum(values, candidate, out=values)
+    return values, _window_to_image(offset, x.shape[-2:], kernel_size, stride, padding, dilation)
 
 
-def _window_grid(out_hw, stride, padding):
-    """Row and column (in the image) where each output position's window starts."""
-    oh, ow = out_hw
-    return (np.arange(oh)[:, None] * stride[0] - padding[0],
-            np.arange(ow)[None, :] * stride[1] - padding[1])
-
-
-def _window_to_image(arg, hw, kernel_size, stride, padding, dilation):
+def _window_to_image(offset, hw, kernel_size, stride, padding, dilation):
     """Offsets in the kernel window -> flat positions in the image, which is what
-    PyTorch's max_pool2d returns as indices."""
-    top, left = _window_grid(arg.shape[-2:], stride, padding)
-    row = top + (arg // kernel_size[1]) * dilation[0]
-    col = left + (arg % kernel_size[1]) * dilation[1]
-    return (row * hw[1] + col).astype(np.int64)
+    PyTorch's max_pool2d returns as indices: each window's top-left corner plus the
+    offset's distance from it."""
+    oh, ow = offset.shape[-2:]
+    corner = ((np.arange(oh) * stride[0] - padding[0])[:, None] * hw[1]
+              + (np.arange(ow) * stride[1] - padding[1])[None, :])
+    k = np.arange(kernel_size[0] * kernel_size[1])
+    distance = (k // kernel_size[1]) * dilation[0] * hw[1] + (k % kernel_size[1]) * dilation[1]
+    return corner + distance[offset]
 
 
-def _image_to_window(indices, hw, kernel_size, stride, padding, dilation):
-    """The inverse of ``_window_to_image``."""
-    top, left = _window_grid(indices.shape[-2:], stride, padding)
-    ki = (indices // hw[1] - top) // dilation[0]
-    kj = (indices % hw[1] - left) // dilation[1]
-    return ki * kernel_size[1] + kj
+def _max_pool_backward_forward(grad_output, x, indices, kernel_size, stride, padding, dilation, ceil_mode):
+    """``max_pool2d_with_indices_backward``: each output gradient goes to the input
+    position its window picked (``indices``)."""
+    n, c = x.shape[:2]
+    out = np.zeros((n, c, x.shape[2] * x.shape[3]), dtype=grad_output.dtype)
+    picked = indices._array.reshape(n, c, -1)
+    g = grad_output.reshape(n, c, -1)
+    stride = stride or kernel_size
+    if all(s >= (k - 1) * d + 1 for s, k, d in zip(stride, kernel_size, dilation)):
+        np.put_along_axis(out, picked, g, axis=2)       # windows apart: each position picked once
+    else:       # overlapping windows may pick one position twice: add, in output order as PyTorch
+        np.add.at(out, (np.arange(n)[:, None, None], np.arange(c)[None, :, None], picked), g)
+    return out.reshape(x.shape)
+
+
+def _max_pool_double_backward(gg, ctx):
+    """PyTorch's ``max_pool_double_backward``: the incoming gradient read back at the
+    picked positions."""
+    indices = ctx.indices
+    return gg.flatten(-2).gather(-1, indices.flatten(-2)).view(indices.shape)
+
+
+# PyTorch's formula for the max-pool gradient is itself one op (a create_graph backward
+# records MaxPool2DWithIndicesBackwardBackward0, which saves the indices).
+_max_pool2d_with_indices_backward = _Op(
+    "max_pool2d_with_indices_backward", "MaxPool2DWithIndicesBackwardBackward0", _max_pool_backward_forward,
+    ("grad_output", "self"), saved_attrs=("indices",),
+    grads={"grad_output": _max_pool_double_backward,
+           "self": lambda gg, ctx: _creation.zeros_like(gg)})
 
 
 def _max_pool_backward(grads, ctx):
-    # Route each output gradient to the kernel offset that won (a constant one-hot mask
-    # over the im2col layout), then col2im sums the patches back into the image.
-    g = grads[0]
-    x_shape = ctx.self.shape
-    n, c = x_shape[0], x_shape[1]
-    kh, kw = ctx.kernel_size
-    stride = ctx.stride or ctx.kernel_size
-    arg = _image_to_window(ctx.result1._array, x_shape[-2:], ctx.kernel_size, stride, ctx.padding,
-                           ctx.dilation).reshape(n, c, 1, -1)
-    onehot = np.arange(kh * kw).reshape(1, 1, -1, 1) == arg                 # [N, C, kk, L]
-    dcols = g.reshape(n, c, 1, -1) * _const(onehot.astype(g._array.dtype))
-    return _apply_col2im(dcols.reshape(n, c * kh * kw, -1), x_shape[-2:], ctx.kernel_size,
-                         ctx.dilation, ctx.padding, stride)
+    return _apply_op(_max_pool2d_with_indices_backward, (grads[0], ctx.self),
+                     {"indices": ctx.result1, "kernel_size": ctx.kernel_size, "stride": ctx.stride,
+                      "padding": ctx.padding, "dilation": ctx.dilation, "ceil_mode": ctx.ceil_mode})
 
 
 _max_pool2d_with_indices = _Op("max_pool2d_with_indices", "MaxPool2DWithIndicesBackward0",
@@ -807,9 +823,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     node = out.grad_fn
     if node is not None:
         if weight is None:
-            node._stored["weight"] = SavedTensor(None)
+            node._stored["weight"] = SavedTensor.NONE
         if bias is None:
-            node._stored["bias"] = SavedTensor(None)
+            node._stored["bias"] = SavedTensor.NONE
     return out
 
 
