@@ -219,12 +219,14 @@ def _kernel(op, tensors, attrs):
     # saves ~1 us of the ~10 us an op costs.)
     arrays, half = [], False
     for t in tensors:
-        if t._python_scalar is not None:
-            arrays.append(t._python_scalar)
+        scalar = t._python_scalar
+        if scalar is not None:
+            arrays.append(scalar)
             continue
         array = t._array
         arrays.append(array)
-        half = half or array.dtype.char == "e"         # float16
+        if array.dtype.char == "e":         # float16
+            half = True
     half = half and not op.view and not op.casts
     if half:        # PyTorch's CPU float16: compute in float32, round the result
         arrays = [a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == np.float16 else a
@@ -240,7 +242,9 @@ def _kernel(op, tensors, attrs):
     elif op.multi_output:
         outputs = tuple(wrap(_result_dtype_fix(np.asarray(r), tensors)) for r in raw)
     else:
-        outputs = (wrap(_result_dtype_fix(np.asarray(raw), tensors)),)
+        if type(raw) is not np.ndarray:     # a numpy scalar, from a full reduction
+            raw = np.asarray(raw)
+        outputs = (wrap(_result_dtype_fix(raw, tensors)),)
 
     if half and not any(t._python_scalar is None and t._array.dtype in (np.float32, np.float64)
                         for t in tensors):
@@ -254,7 +258,8 @@ def _kernel(op, tensors, attrs):
 def apply_op(op, tensors, attrs=None):
     """Run ``op`` on a tuple of Tensors (Python scalars already wrapped) and return its
     output Tensor (a tuple for multi-output ops)."""
-    attrs = attrs or {}
+    if attrs is None:
+        attrs = {}
     if op_hooks._op_forward_pre_hooks:
         tensors = op_hooks.run_op_forward_pre_hooks(op.name, tensors)
     if _python_dispatch._mode_stack:    # a TorchDispatchMode runs instead of the kernel
@@ -271,8 +276,8 @@ def apply_op(op, tensors, attrs=None):
             if base.requires_grad and not grad_mode.is_grad_enabled():
                 out._view_created_no_grad = ("inference_mode" if grad_mode.is_inference_mode_enabled()
                                              else "no_grad")
-    if op.grads and grad_mode.is_grad_enabled() and not grad_mode.is_inference_mode_enabled():
-        for t in tensors:               # (inference mode records nothing)
+    if op.grads and grad_mode.records_graph():
+        for t in tensors:
             if t._requires_grad:        # an input needs a gradient: the op gets a node
                 _record(op, tensors, attrs, outputs)
                 break
@@ -302,17 +307,19 @@ def _record(op, tensors, attrs, outputs):
     """Create the backward node of one op application and save what it needs."""
     for attr, index, read in op.metadata:
         attrs[attr] = read(tensors[index])
-    node = op.node_class(op, [gradient_edge(t) for t in tensors], attrs)
+    node = op.node_class(op, tuple([gradient_edge(t) for t in tensors]), attrs)
+    metadata = node._input_metadata
     for i, out in enumerate(outputs):
-        if out._array.dtype.kind == "f":
+        array = out._array
+        if array.dtype.kind == "f":
             out._requires_grad = True
             out._grad_fn = node
             out._output_nr = i
-        node._input_metadata.append((out._array.shape, out._array.dtype))
+        metadata.append((array.shape, array.dtype))
     stored = node._stored
     for saved_name, is_output, index, needed_by in op.save_plan:
         if needed_by is not None and not tensors[needed_by]._requires_grad:
-            stored[saved_name] = SavedTensor(None)      # PyTorch lists it, as None
+            stored[saved_name] = SavedTensor.NONE       # PyTorch lists it, as None
         elif is_output:
             stored[saved_name] = SavedTensor(outputs[index], is_output=True)
         else:

@@ -8,7 +8,7 @@ import functools
 import threading
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
-           "is_inference_mode_enabled", "new_version_counter", "is_inference_counter"]
+           "is_inference_mode_enabled", "new_version_counter", "is_inference_counter", "records_graph"]
 
 class _ModeState(threading.local):
     enabled = True          # grad mode
@@ -21,6 +21,13 @@ _state = _ModeState()
 def is_grad_enabled():
     """``torch.is_grad_enabled()``: True when ops record the graph."""
     return _state.enabled
+
+
+def records_graph():
+    """Whether an op made now records a node: grad mode on and inference mode off (one
+    call for the check every op makes)."""
+    state = _state
+    return state.enabled and not state.inference
 
 
 def _set_enabled(mode):

@@ -31,7 +31,7 @@ import numpy as np
 from .. import _tensor_class, grad_mode
 from ..utils.hooks import RemovableHandle as _RemovableHandle, add_hook as _add_hook
 from ._names import hook_name as _hook_name
-from .anomaly_mode import is_anomaly_enabled as _is_anomaly_enabled, store_stack as _store_stack
+from .anomaly_mode import _AnomalyMode, store_stack as _store_stack
 from .graph_task import (current_graph_task_id as _current_graph_task_id,
                          will_engine_execute_node as _will_engine_execute_node)
 from .saved_variable import (SavedTensor, current_saved_tensors_hooks, disable_saved_tensors_hooks,
@@ -103,7 +103,7 @@ class Node:
         self._seq = next(_next_sequence_nr) if sequence_nr is None else sequence_nr
         self._input_metadata = []        # (shape, numpy dtype) of each forward output
         self._stored = {}                # PyTorch attribute name -> SavedTensor (``_saved_<name>``)
-        if _is_anomaly_enabled():        # the forward call's stack, for the engine's warning
+        if _AnomalyMode.enabled:         # the forward call's stack, for the engine's warning
             _store_stack(self)
 
     # --- introspection -----------------------------------------------------------
@@ -225,6 +225,9 @@ class AccumulateGrad(Node):
         return ()
 
 
+_NO_EDGE = (None, 0)
+
+
 def gradient_edge(tensor):
     """The edge ``tensor``'s gradient flows back through, as ``(node, input_nr)``: its
     ``grad_fn`` and output number, or for a leaf its ``AccumulateGrad`` (made if it does
@@ -232,8 +235,9 @@ def gradient_edge(tensor):
     tensor adds to the ``next_functions`` of a node made from it (PyTorch's
     ``impl::gradient_edge``)."""
     if not tensor._requires_grad:
-        return (None, 0)
-    grad_fn = tensor.grad_fn
+        return _NO_EDGE
+    # (``grad_fn`` is a property that only a view can change: read the slot otherwise)
+    grad_fn = tensor._grad_fn if tensor._attr_version is None else tensor.grad_fn
     if grad_fn is not None:
         return (grad_fn, tensor._output_nr)
     return (tensor._get_grad_accumulator(), 0)

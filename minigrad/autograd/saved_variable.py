@@ -124,6 +124,8 @@ class SavedTensor:
         """``SavedTensor.register_hooks(pack, unpack)``: give this one value its own pair.
 
         ``pack`` runs at once, on a detached alias; only one pair per value."""
+        if self._is_none:
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
         if self._freed:
             raise RuntimeError(
                 "Calling register_hooks on a saved tensor after it has been freed. Saved "
@@ -131,8 +133,6 @@ class SavedTensor:
                 "autograd.grad(). Specify retain_graph=True if you need to backward through "
                 "the graph a second time or if you need to access saved variables after "
                 "calling backward.")
-        if self._is_none:
-            raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
         if self._hooked:
             raise RuntimeError(
                 "Calling register_hooks on a saved tensor whose hooks have already been set. "
@@ -153,6 +153,8 @@ class SavedTensor:
         return self._tensor
 
     def free(self):
+        if self._is_none:           # nothing to free; it keeps saying "None" (see NONE)
+            return
         self._freed = True
         self._tensor = self._data = None
         if self._hooked:
@@ -224,6 +226,12 @@ class SavedTensor:
             f"{list(array.shape)}]{where} "
             f"is at version {self._version_counter[0]}; expected version {self._saved_version} "
             f"instead. {hint}")
+
+
+# The value every node shows for a saved name whose input needs no gradient (mul saves
+# ``other`` only for ``self``'s gradient): one shared instance, since it holds nothing,
+# is never freed and refuses hooks, as PyTorch's undefined SavedVariable does.
+SavedTensor.NONE = SavedTensor(None)
 
 
 class saved_tensors_hooks(contextlib.ContextDecorator):
