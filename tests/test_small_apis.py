@@ -110,6 +110,20 @@ def test_saved_tensor_data_is_what_is_stored():
     assert out.data is None
 
 
+def test_a_saved_none_refuses_hooks_as_none_before_and_after_backward():
+    """PyTorch's SavedVariable for an input that needs no gradient says "value None" on
+    register_hooks whether or not backward has run (it was never anything to free)."""
+    x = minigrad.ones(3, requires_grad=True)
+    y = x * minigrad.ones(3)            # mul saves self only for other's gradient: None here
+    raw = y.grad_fn._raw_saved_self
+    for when in ("before", "after"):
+        with pytest.raises(RuntimeError, match="^Calling register_hooks on a saved tensor with value None"):
+            raw.register_hooks(lambda t: t, lambda t: t)
+        if when == "before":
+            y.sum().backward()
+    assert y.grad_fn._saved_self is None
+
+
 def test_index_nodes_save_one_saved_tensor_per_indexed_dimension():
     packed = []
     x = minigrad.ones(2, 3, requires_grad=True)
