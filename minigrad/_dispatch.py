@@ -204,8 +204,8 @@ def _as_pytorch_shows(name, value):
 def _result_dtype_fix(out, tensors):
     # numpy promotes int64 with float32 (and exp of ints) to float64; PyTorch gives the
     # default dtype, float32, unless a float64 tensor took part.
-    # (``dtype.char`` compares a string: a quarter of the time of ``dtype == np.float64``,
-    # and this runs on every op.)
+    # (``dtype.char`` compares a string: a quarter of the time of ``dtype == np.float64``;
+    # _kernel checks it before calling, as this runs on every op.)
     if out.dtype.char == "d" and not any(
             t._python_scalar is None and t._array.dtype == np.float64 for t in tensors):
         return out.astype(np.float32)
@@ -244,7 +244,9 @@ def _kernel(op, tensors, attrs):
     else:
         if type(raw) is not np.ndarray:     # a numpy scalar, from a full reduction
             raw = np.asarray(raw)
-        outputs = (wrap(_result_dtype_fix(raw, tensors)),)
+        if raw.dtype.char == "d":
+            raw = _result_dtype_fix(raw, tensors)
+        outputs = (wrap(raw),)
 
     if half and not any(t._python_scalar is None and t._array.dtype in (np.float32, np.float64)
                         for t in tensors):
@@ -273,7 +275,7 @@ def apply_op(op, tensors, attrs=None):
             out._version_counter = base._version_counter
             out._base = root
             out._attr_version = base._version_counter[0]     # see Tensor.grad_fn
-            if base.requires_grad and not grad_mode.is_grad_enabled():
+            if base._requires_grad and not grad_mode.is_grad_enabled():
                 out._view_created_no_grad = ("inference_mode" if grad_mode.is_inference_mode_enabled()
                                              else "no_grad")
     if op.grads and grad_mode.records_graph():

@@ -203,14 +203,17 @@ def is_exact_float32_math():
     return _exact_float32
 
 
-def _precise(fn):
-    """``fn`` on float32 computed as :func:`set_exact_float32_math` says; quiet too."""
-    def forward(x):
-        with np.errstate(all="ignore"):
-            if x.dtype == np.float32 and _exact_float32 and x.size <= _EXACT_MAX_NUMEL:
-                return fn(x.astype(np.float64)).astype(np.float32)
-            return fn(x)
-    return forward
+def _precise(fn, can_warn=True):
+    """``fn`` on float32 computed as :func:`set_exact_float32_math` says; quiet too.
+    ``can_warn=False``: ``fn`` never raises a floating-point flag (tanh, whose values
+    lie in [-1, 1], not even for inf or NaN), so it skips ``np.errstate`` (~0.7 us)."""
+    def precise(x):
+        if x.dtype.char == "f" and _exact_float32 and x.size <= _EXACT_MAX_NUMEL:
+            return fn(x.astype(np.float64)).astype(np.float32)
+        return fn(x)
+    if not can_warn:
+        return precise
+    return _quiet(precise)
 
 
 def _inverse(perm):
@@ -277,7 +280,7 @@ exp = Op("exp", "ExpBackward0", _precise(np.exp), saves={"result": None},
          grads={"self": lambda g, ctx: g * ctx.result})
 log = Op("log", "LogBackward0", _precise(np.log), saves={"self": None},
          grads={"self": lambda g, ctx: g / ctx.self})
-tanh = Op("tanh", "TanhBackward0", _precise(np.tanh), saves={"result": None},
+tanh = Op("tanh", "TanhBackward0", _precise(np.tanh, can_warn=False), saves={"result": None},
           grads={"self": lambda g, ctx: apply_op(tanh_backward, (g, ctx.result))})
 sigmoid = Op("sigmoid", "SigmoidBackward0", _precise(lambda x: 1.0 / (1.0 + np.exp(-x))),
              saves={"result": None},

@@ -20,6 +20,7 @@ import numpy as np
 
 from . import _tensor_class, _views, dtypes, grad_mode
 from .autograd.allow_mutation import _inplace_observers as inplace_observers
+from .autograd.graph import AccumulateGrad
 from .utils.hooks import add_hook
 
 # PyTorch checks that a tensor may require gradients in several places and words the
@@ -226,8 +227,7 @@ class Tensor:
     def _get_grad_accumulator(self):
         """This leaf's AccumulateGrad node, created on first use and held weakly (so
         node hooks registered on it vanish with it, as in PyTorch)."""
-        from .autograd.graph import AccumulateGrad
-        if not self.requires_grad or self.grad_fn is not None:
+        if not self._requires_grad or self.grad_fn is not None:
             return None
         node = self._grad_accumulator() if self._grad_accumulator is not None else None
         if node is None:

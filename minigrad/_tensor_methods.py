@@ -35,6 +35,11 @@ def _as_tensor(value, op_name=None):
     of NaNs."""
     if isinstance(value, Tensor):
         return value
+    kind = type(value)
+    if kind is float or kind is int or kind is bool:        # (the common case, checked first)
+        t = Tensor._wrap(np.asarray(value))
+        t._python_scalar = value
+        return t
     if isinstance(value, (bool, int, float, np.number)):
         t = Tensor._wrap(np.asarray(value))
         t._python_scalar = value.item() if isinstance(value, np.number) else value
@@ -207,7 +212,7 @@ class _TensorMethods:
     def sub(self, other, *, alpha=1):
         return apply_op(ops.sub, (self, _as_tensor(other, "sub")), {"alpha": alpha})
 
-    def mul(self, other): return self._binary(ops.mul, other)
+    def mul(self, other): return apply_op(ops.mul, (self, _as_tensor(other, "mul")))
     def div(self, other): return self._binary(ops.div, other)
     def eq(self, other): return self._binary(ops.eq, other)
     def pow(self, exponent): return self ** exponent

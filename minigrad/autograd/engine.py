@@ -307,7 +307,8 @@ def validate_outputs(fn, outputs):
     if len(outputs) != len(edges):
         raise RuntimeError(f"function {fn.name()} returned an incorrect number of gradients "
                            f"(expected {len(edges)}, got {len(outputs)})")
-    for i, ((nxt, input_nr), grad) in enumerate(zip(edges, outputs)):
+    for i, grad in enumerate(outputs):
+        nxt, input_nr = edges[i]
         if grad is None or nxt is None:
             continue
         shape, dtype = nxt._input_metadata[input_nr]
@@ -317,10 +318,9 @@ def validate_outputs(fn, outputs):
                 raise RuntimeError(
                     f"Function {fn.name()} returned an invalid gradient at index {i} - got "
                     f"{list(data.shape)} but expected shape compatible with {list(shape)}")
-            grad = sum_to(grad, shape)
-        if data.dtype != dtype:
-            grad = grad.to(_from_numpy_dtype(dtype))
-        outputs[i] = grad
+            grad = outputs[i] = sum_to(grad, shape)
+        if data.dtype is not dtype and data.dtype != dtype:     # (``is``: the quick common case)
+            outputs[i] = grad.to(_from_numpy_dtype(dtype))
     return outputs
 
 
@@ -452,8 +452,8 @@ def _evaluate_function(task, fn, inputs, queue):
     for (nxt, input_nr), grad in zip(fn.next_functions, outputs):
         if nxt is None:
             continue
-        deps[nxt] -= 1
-        ready = deps[nxt] == 0
+        remaining = deps[nxt] = deps[nxt] - 1
+        ready = remaining == 0
         buffer = not_ready.get(nxt)
         if buffer is None:
             if exec_info is not None and not (nxt in exec_info and exec_info[nxt].should_execute()):

@@ -306,6 +306,8 @@ def _obeys_layout_contract(grad, variable):
     g, v = grad._array, variable._array
     if g.dtype != v.dtype or g.shape != v.shape:
         return False
+    if g.flags.c_contiguous and v.flags.c_contiguous:      # the usual case, quickly
+        return True
     if not _non_overlapping_and_dense(v):
         return g.flags.c_contiguous
     return all(gs == vs for gs, vs, n in zip(g.strides, v.strides, v.shape) if n != 1)
@@ -342,21 +344,21 @@ def accumulate_into_grad(variable, grad_outputs, run_hooks=True):
     use_count = _use_count(grad_outputs) - _HELD_ONLY_BY_HOLDER + 1
     grad = grad_outputs[0]
     if grad is not None:
-        if variable.grad is None:
+        if variable._grad is None:       # (the slot: .grad's getter warns about non-leaves)
             if grad_mode.is_grad_enabled() and grad.requires_grad:     # create_graph: CopyBackwards
-                variable.grad = _tensor_class.Tensor._wrap(np.zeros_like(variable._array)).copy_(grad)
+                variable._grad = _tensor_class.Tensor._wrap(np.zeros_like(variable._array)).copy_(grad)
             elif (not grad_mode.is_grad_enabled() and use_count <= ENGINE_REFS_TO_INCOMING_GRAD
                     and _obeys_layout_contract(grad, variable)
                     and (stolen := _writable_alias(grad._array)) is not None):
-                variable.grad = _tensor_class.Tensor._wrap(stolen, grad._version_counter)
+                variable._grad = _tensor_class.Tensor._wrap(stolen, grad._version_counter)
             else:                       # a copy laid out like the leaf (``clone_obey_contract``)
                 copy = np.empty_like(variable._array)
                 np.copyto(copy, grad._array)
-                variable.grad = _tensor_class.Tensor._wrap(copy)
+                variable._grad = _tensor_class.Tensor._wrap(copy)
         elif grad_mode.is_grad_enabled():
-            variable.grad = variable.grad + grad
+            variable._grad = variable._grad + grad
         else:
-            variable.grad._array += grad._array
+            variable._grad._array += grad._array
         del grad
     hooks = variable._post_accumulate_grad_hooks if run_hooks else None
     if hooks is not None:

@@ -64,16 +64,14 @@ class SavedTensor:
                  "_freed", "_is_none", "_source", "_grad_fn", "_grad_acc", "__weakref__")
 
     def __init__(self, value, is_output=False):
-        self._hooked = False
-        self._freed = False
+        self._hooked = self._freed = False
         self._is_none = value is None
         self._is_output = is_output
-        self._tensor = None
-        self._data = None
-        self._source = self._grad_fn = self._grad_acc = None
+        self._tensor = self._data = self._source = self._grad_fn = self._grad_acc = None
         if value is None:
             return
-        if grad_mode.is_inference_counter(value._version_counter):
+        version_counter = value._version_counter
+        if grad_mode.is_inference_counter(version_counter):
             raise RuntimeError(
                 "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
                 "inference mode in computation tracked by autograd. To work around this, you can make "
@@ -92,10 +90,10 @@ class SavedTensor:
             self._grad_fn = grad_fn
             if grad_fn is None:
                 self._grad_acc = value._grad_accumulator
-        self._saved_version = value._version_counter[0]
-        self._version_counter = value._version_counter
+        self._saved_version = version_counter[0]
+        self._version_counter = version_counter
         self._output_nr = value._output_nr
-        self._requires_grad = value.requires_grad
+        self._requires_grad = value._requires_grad
         hooks = current_saved_tensors_hooks()
         if hooks is not None and value._python_scalar is None:     # wrapped numbers are never packed
             self._pack_with(hooks[0], hooks[1], value)
@@ -205,7 +203,7 @@ class SavedTensor:
                 out.grad_fn, out._output_nr = self._grad_fn, self._output_nr
             elif self._grad_acc is not None:
                 out._grad_accumulator = self._grad_acc
-            out.requires_grad = True
+            out._requires_grad = True      # (it was a float tensor in the graph: no setter checks)
         return out
 
     def _raise_version_error(self, node):
