@@ -452,8 +452,8 @@ def _evaluate_function(task, fn, inputs, queue):
     for (nxt, input_nr), grad in zip(fn.next_functions, outputs):
         if nxt is None:
             continue
-        remaining = deps[nxt] = deps[nxt] - 1
-        ready = remaining == 0
+        deps[nxt] -= 1
+        ready = deps[nxt] == 0
         buffer = not_ready.get(nxt)
         if buffer is None:
             if exec_info is not None and not (nxt in exec_info and exec_info[nxt].should_execute()):
