@@ -135,9 +135,10 @@ class _Saved:
     value. A saved value shadows an attribute of the same name."""
 
     def __init__(self, node):
-        vars(self).update(node._attrs)
+        values = self.__dict__
+        values.update(node._attrs)
         for name, saved in node._stored.items():
-            setattr(self, name, saved.unpack(node, for_backward=True))
+            values[name] = saved.unpack(node, True)     # (for_backward)
         self._node = node
 
     def __getattr__(self, name):        # reached only for a name that is not there

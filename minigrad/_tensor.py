@@ -83,8 +83,9 @@ class Tensor:
         """A new tensor around an existing array (no copy, no graph)."""
         t = object.__new__(cls)
         t._array = data
-        t._version_counter = (version_counter if version_counter is not None
-                              else grad_mode.new_version_counter())
+        if version_counter is None:
+            version_counter = grad_mode.new_version_counter()
+        t._version_counter = version_counter
         return t
 
     @property

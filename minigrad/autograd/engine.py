@@ -478,7 +478,7 @@ def _execute(task, root, root_buffer):
     _real_runs[0] += 1
     queue = task.ready_queue = ReadyQueue()
     queue.push(root, root_buffer)
-    while queue:
+    while queue._heap:
         fn, inputs = queue.pop()
         try:
             yield from _evaluate_function(task, fn, inputs, queue)
