@@ -44,9 +44,9 @@ def header():
         lines.append(f"minigrad: {commit}" + (" + uncommitted changes in minigrad/: "
                                              + ", ".join(line.split()[-1] for line in dirty.splitlines())
                                              if dirty else " (clean)"))
-    env = {k: v for k, v in os.environ.items() if k.startswith(("OPENBLAS", "OMP_", "MKL_"))}
+    env = {k: v for k, v in os.environ.items() if k.startswith(("OPENBLAS", "OMP_", "MKL_", "MALLOC_"))}
     lines.append("env: " + (", ".join(f"{k}={v}" for k, v in sorted(env.items())) or
-                            "no OPENBLAS_*/OMP_*/MKL_* set"))
+                            "no OPENBLAS_*/OMP_*/MKL_*/MALLOC_* set"))
     if "OPENBLAS_CORETYPE" in env:
         lines.append("WARNING: OPENBLAS_CORETYPE is set, numpy's BLAS may use a slow kernel; "
                      "run with `env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python bench/run.py`")
