@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from minigrad.nn._im2col import fold, unfold, unfold_output_size, windows
+from minigrad.nn._im2col import (fold, fold_batch_last, unfold, unfold_batch_last, unfold_output_size,
+                                 windows)
 
 # (N, C, H, W, kernel_size, stride, padding, dilation)
 CASES = [
@@ -134,6 +135,25 @@ def test_windows_are_unfold_kernel_offset_first(case):
     expected = cols.reshape(n, c, kk, -1).transpose(2, 0, 1, 3)
     np.testing.assert_array_equal(per_offset.reshape(kk, n, c, -1), expected)
     assert all(block.flags.c_contiguous for block in per_offset)
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_batch_last_patches_are_unfold_with_the_batch_moved_last(case):
+    shape, geom = _geom(case)
+    x = np.random.default_rng(9).standard_normal(shape)
+    cols = unfold(x, **geom)                                   # [N, CKK, L]
+    np.testing.assert_array_equal(unfold_batch_last(x, **geom),
+                                  cols.transpose(1, 2, 0).reshape(cols.shape[1], -1))
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_batch_last_fold_is_fold_with_the_batch_moved_last(case):
+    shape, geom = _geom(case)
+    n, c, h, w = shape
+    cols = np.random.default_rng(10).standard_normal(unfold(np.zeros(shape), **geom).shape)
+    folded = fold_batch_last(cols.transpose(1, 2, 0).reshape(cols.shape[1], -1), (h, w), n, **geom)
+    np.testing.assert_allclose(folded, fold(cols, (h, w), **geom), rtol=1e-12, atol=1e-12)
+    assert folded.shape == shape and folded.flags.c_contiguous
 
 
 def test_pad_value_for_max_pool():

@@ -5,7 +5,7 @@ import pytest
 
 import minigrad
 from minigrad import nn
-from minigrad.autograd import gradcheck
+from minigrad.autograd import gradcheck, gradgradcheck
 from minigrad.nn import functional as F
 
 rng = np.random.default_rng(0)
@@ -35,6 +35,13 @@ def test_conv2d_double_backward_gradcheck():
             (gx,) = minigrad.autograd.grad((y * y).sum(), x, create_graph=True)
         return gx
     assert gradcheck(grad_wrt_x, (x, w))
+
+
+@pytest.mark.parametrize("kw", [{"padding": 1}, {"stride": 2, "padding": (1, 2), "dilation": (2, 1)}])
+def test_conv2d_second_derivatives(kw):
+    """The convolution's gradients are ops too (im2col and col2im with the batch last),
+    so a create_graph backward through them is right to second order."""
+    assert gradgradcheck(lambda x, w, b: F.conv2d(x, w, b, **kw), (t64(2, 2, 5, 6), t64(3, 2, 3, 2), t64(3)))
 
 
 @pytest.mark.parametrize("kw", [{"kernel_size": 2}, {"kernel_size": 3, "stride": 2, "padding": 1},

@@ -9,14 +9,16 @@ order of the geometry arguments differs, see :func:`unfold`).
 
 How conv2d and max_pool2d use them (``L = oh * ow`` patch positions)::
 
-    cols = unfold(x, (kh, kw), stride, padding)           # [N, C*kh*kw, L]
-    y = (w.reshape(C_out, -1) @ cols).reshape(N, C_out, oh, ow)  # + b[:, None, None]
-    # backward:  dcols = w.reshape(C_out, -1).T @ dy.reshape(N, C_out, L)
-    #            dx    = fold(dcols, (H, W), (kh, kw), stride, padding)
-    #            dw    = (dy.reshape(N, C_out, L) @ cols.transpose(0, 2, 1)).sum(0)
+    cols = unfold_batch_last(x, (kh, kw), stride, padding)   # [C*kh*kw, L*N]
+    y = w.reshape(C_out, -1) @ cols                          # one product: [C_out, L*N]
+    # backward:  dx = fold_batch_last(w.reshape(C_out, -1).T @ dy_, (H, W), N, ...)
+    #            dw = dy_ @ cols.T          (dy_: dy laid out [C_out, L*N])
 
-    cols = unfold(x, (kh, kw), stride, padding, pad_value=-np.inf).reshape(N, C, kh*kw, L)
-    y = cols.max(axis=2).reshape(N, C, oh, ow)            # max_pool2d
+    per_offset = windows(x, (kh, kw), stride, padding, pad_value=-np.inf)  # [kh*kw, N, C, oh, ow]
+    y = running maximum over per_offset                      # max_pool2d
+
+``unfold`` and ``fold`` (the ``[N, C*kh*kw, L]`` layout of ``F.unfold``/``F.fold``) are
+the same patches with the batch first.
 
 Because ``fold`` is the adjoint of ``unfold`` (``<unfold(x), y> ==
 <x, fold(y)>``), the backward of one is the other: ``unfold``'s backward is
@@ -34,7 +36,8 @@ from numpy.lib.stride_tricks import as_strided
 
 from .modules.utils import _pair
 
-__all__ = ["unfold", "fold", "windows", "unfold_output_size"]
+__all__ = ["unfold", "fold", "windows", "unfold_batch_last", "fold_batch_last", "batch_last", "batch_first",
+           "unfold_output_size"]
 
 
 def _int_pair(v, name):
@@ -137,6 +140,62 @@ def windows(x, kernel_size, stride=1, padding=0, *, dilation=1, pad_value=0.0):
     out = np.empty((kh, kw, n, c, oh, ow), dtype=x.dtype)
     np.copyto(out, patches.transpose(2, 3, 0, 1, 4, 5))
     return out.reshape(kh * kw, n, c, oh, ow)
+
+
+def unfold_batch_last(x, kernel_size, stride=1, padding=0, *, dilation=1):
+    """The patches of :func:`unfold` laid out ``[C*kh*kw, oh*ow*N]``: the batch is the
+    fastest-moving index of a column. The image is first laid out ``[C, H, W, N]``, so
+    each copied run holds ``ow * N`` values (512 on the CNN's 8-wide images) instead of
+    ``ow``; and a convolution over the whole batch becomes one matrix product.
+    ``x``: ``[N, C, H, W]``."""
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = _params(kernel_size, stride, padding, dilation)
+    n, c, h, w = x.shape
+    oh, ow = unfold_output_size((h, w), (kh, kw), (sh, sw), (ph, pw), (dh, dw))
+    image = np.zeros((c, h + 2 * ph, w + 2 * pw, n), dtype=x.dtype)
+    image[:, ph : ph + h, pw : pw + w, :] = batch_last(x)
+    sc, sy, sx, sn = image.strides
+    # Read-only view [C, kh, kw, oh, ow, N]: (c, i, j, r, q, b) is image[c, r*sh + i*dh, q*sw + j*dw, b].
+    patches = as_strided(image, shape=(c, kh, kw, oh, ow, n),
+                         strides=(sc, sy * dh, sx * dw, sy * sh, sx * sw, sn), writeable=False)
+    cols = np.empty(patches.shape, dtype=x.dtype)
+    np.copyto(cols, patches)
+    return cols.reshape(c * kh * kw, oh * ow * n)
+
+
+def fold_batch_last(cols, output_size, batch, kernel_size, stride=1, padding=0, *, dilation=1):
+    """The adjoint of :func:`unfold_batch_last` (as :func:`fold` is of :func:`unfold`):
+    columns ``[C*kh*kw, oh*ow*N]`` summed back into images, returned ``[N, C, H, W]``."""
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = _params(kernel_size, stride, padding, dilation)
+    h, w = _int_pair(output_size, "output_size")
+    oh, ow = unfold_output_size((h, w), (kh, kw), (sh, sw), (ph, pw), (dh, dw))
+    c = cols.shape[0] // (kh * kw)
+    blocks = cols.reshape(c, kh, kw, oh, ow, batch)
+    image = np.zeros((c, h + 2 * ph, w + 2 * pw, batch), dtype=cols.dtype)
+    for i in range(kh):          # one strided slab add per kernel offset, rows of ow * N values
+        y0 = i * dh
+        for j in range(kw):
+            x0 = j * dw
+            image[:, y0 : y0 + sh * (oh - 1) + 1 : sh, x0 : x0 + sw * (ow - 1) + 1 : sw, :] += blocks[:, i, j]
+    return batch_first(image[:, ph : ph + h, pw : pw + w, :])
+
+
+def batch_last(x):
+    """``x`` ``[N, C, *rest]`` as a new contiguous ``[C, *rest, N]``.
+
+    In two copies, ``[C, N, rest]`` and then ``[C, rest, N]`` inside each channel's block:
+    each reads memory in runs or within a block that stays in cache. One transposing
+    copy of the whole array reads it with the batch's stride, three times slower on the
+    CNN's 64 x 32 x 8 x 8 gradients (207 us against 65 us)."""
+    n, c = x.shape[:2]
+    channels_first = np.ascontiguousarray(x.reshape(n, c, -1).transpose(1, 0, 2))
+    return np.ascontiguousarray(channels_first.transpose(0, 2, 1)).reshape(c, *x.shape[2:], n)
+
+
+def batch_first(x):
+    """The inverse of :func:`batch_last`: ``[C, *rest, N]`` as a new ``[N, C, *rest]``."""
+    c, n = x.shape[0], x.shape[-1]
+    per_channel = np.ascontiguousarray(x.reshape(c, -1, n).transpose(0, 2, 1))     # [C, N, rest]
+    return np.ascontiguousarray(per_channel.transpose(1, 0, 2)).reshape(n, c, *x.shape[1:-1])
 
 
 def _patches(x, kernel_size, stride, padding, dilation, pad_value):

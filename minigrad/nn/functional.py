@@ -21,7 +21,9 @@ from .. import _creation, _ops, dtypes, grad_mode as _grad_mode
 from .._dispatch import Op as _Op, apply_op as _apply_op
 from .._tensor import Tensor as _Tensor
 from .._tensor_methods import _as_tensor
-from ._im2col import (fold as _fold, unfold as _unfold, unfold_output_size as _unfold_output_size,
+from ._im2col import (batch_first as _batch_first, fold as _fold, fold_batch_last as _fold_batch_last,
+                      unfold as _unfold,
+                      unfold_batch_last as _unfold_batch_last, unfold_output_size as _unfold_output_size,
                       windows as _windows)
 from .modules.utils import _pair
 
@@ -98,30 +100,73 @@ _col2im = _Op("col2im", "Col2ImBackward0", _col2im_forward,
                   g, ctx.kernel_size, ctx.dilation, ctx.padding, ctx.stride)})
 
 
+def _im2col_batch_last_forward(x, kernel_size, dilation, padding, stride):
+    return _unfold_batch_last(x, kernel_size, stride, padding, dilation=dilation)
+
+
+def _col2im_batch_last_forward(x, output_size, batch, kernel_size, dilation, padding, stride):
+    return _fold_batch_last(x, output_size, batch, kernel_size, stride, padding, dilation=dilation)
+
+
+def _apply_im2col_batch_last(x, kernel_size, dilation, padding, stride):
+    return _apply_op(_im2col_batch_last, (x,), {"kernel_size": kernel_size, "dilation": dilation,
+                                                 "padding": padding, "stride": stride})
+
+
+def _apply_col2im_batch_last(x, output_size, batch, kernel_size, dilation, padding, stride):
+    return _apply_op(_col2im_batch_last, (x,), {"output_size": tuple(output_size), "batch": batch,
+                                                 "kernel_size": kernel_size, "dilation": dilation,
+                                                 "padding": padding, "stride": stride})
+
+
+# The convolution's gradients use the same two ops on patches laid out batch last
+# (``[C*kh*kw, oh*ow*N]``, see ``unfold_batch_last``): one matrix product covers the
+# whole batch, and the copies move runs of ``ow * N`` values. PyTorch's convolution
+# backward is one kernel, so only a create_graph backward through a convolution shows
+# them (as im2col and col2im nodes).
+_im2col_batch_last = _Op(
+    "im2col", "Im2ColBackward0", _im2col_batch_last_forward,
+    saved_attrs=("dilation", "kernel_size", "padding", "self_sym_sizes", "stride"),
+    grads={"self": lambda g, ctx: _apply_col2im_batch_last(
+        g, ctx.self_sym_sizes[-2:], ctx.self_sym_sizes[0], ctx.kernel_size, ctx.dilation, ctx.padding,
+        ctx.stride)})
+_col2im_batch_last = _Op(
+    "col2im", "Col2ImBackward0", _col2im_batch_last_forward,
+    saved_attrs=("dilation", "kernel_size", "padding", "stride"),
+    grads={"self": lambda g, ctx: _apply_im2col_batch_last(
+        g, ctx.kernel_size, ctx.dilation, ctx.padding, ctx.stride)})
+
+
 def _conv_forward(x, weight, bias, stride, padding, dilation, groups, transposed, output_padding):
     n, _, h, w = x.shape
     c_out, _, kh, kw = weight.shape
-    cols = _unfold(x, (kh, kw), stride, padding, dilation=dilation)   # [N, C*kh*kw, L]
+    cols = _unfold_batch_last(x, (kh, kw), stride, padding, dilation=dilation)  # [C*kh*kw, L*N]
     oh, ow = _unfold_output_size((h, w), (kh, kw), stride, padding, dilation)
-    y = np.matmul(weight.reshape(c_out, -1), cols)                           # [N, C_out, L]
-    y = y.reshape(n, c_out, oh, ow)
-    return y + bias.reshape(1, c_out, 1, 1) if bias.size else y      # (no bias: an empty one)
+    out = _batch_first((weight.reshape(c_out, -1) @ cols).reshape(c_out, oh, ow, n))  # one product
+    if bias.size:                                                            # (no bias: an empty one)
+        out += bias.reshape(1, c_out, 1, 1)
+    return out
+
+
+def _batch_last(g):
+    """The output gradient ``[N, C_out, oh, ow]`` as ``[C_out, oh*ow*N]``, in the two
+    copies ``_im2col.batch_last`` explains."""
+    n, c = g.shape[0], g.shape[1]
+    channels_first = g.reshape(n, c, -1).transpose(0, 1).reshape(c * n, -1)    # copied: [C_out*N, L]
+    return channels_first.reshape(c, n, -1).transpose(1, 2).reshape(c, -1)     # copied: [C_out, L*N]
 
 
 def _conv_grad_input(g, ctx):
     w = ctx.weight
-    n, c_out = g.shape[0], g.shape[1]
-    dcols = w.reshape(c_out, -1).t().matmul(g.reshape(n, c_out, -1))       # [N, C*kh*kw, L]
-    return _apply_col2im(dcols, ctx.input.shape[-2:], tuple(w.shape[-2:]), ctx.dilation,
-                         ctx.padding, ctx.stride)
+    dcols = w.reshape(w.shape[0], -1).t().mm(_batch_last(g))                # [C*kh*kw, L*N]
+    return _apply_col2im_batch_last(dcols, ctx.input.shape[-2:], g.shape[0], tuple(w.shape[-2:]),
+                                    ctx.dilation, ctx.padding, ctx.stride)
 
 
 def _conv_grad_weight(g, ctx):
     w_shape = ctx.weight.shape
-    n, c_out = g.shape[0], g.shape[1]
-    cols = _apply_im2col(ctx.input, w_shape[-2:], ctx.dilation, ctx.padding, ctx.stride)
-    dw = g.reshape(n, c_out, -1).matmul(cols.transpose(1, 2)).sum(0)        # [C_out, C*kh*kw]
-    return dw.reshape(w_shape)
+    cols = _apply_im2col_batch_last(ctx.input, w_shape[-2:], ctx.dilation, ctx.padding, ctx.stride)
+    return _batch_last(g).mm(cols.t()).reshape(w_shape)                     # [C_out, C*kh*kw]
 
 
 _convolution = _Op("convolution", "ConvolutionBackward0", _conv_forward, ("input", "weight", "bias"),
