@@ -19,7 +19,7 @@ Where minigrad differs from PyTorch:
   ``.Tensor`` one; ops that PyTorch runs and minigrad has no counterpart for (``detach``
   when a node saves an output or ``.grad`` is stored, ``ones_like`` for the root gradient)
   are not seen, and some backward formulas are written with other ops than PyTorch's
-  fused kernels (convolution's backward is ``im2col``/``col2im`` and ``bmm``).
+  fused kernels (convolution's backward is ``im2col``/``col2im`` and ``mm``).
 """
 import numpy as np
 

@@ -8,7 +8,7 @@ PyTorch counterpart: ``torch/utils/flop_counter.py``, built the same way: a
 ``{"Global": {aten.mm: n, ...}, "Sequential.0": {...}}``, keyed by overload packet.
 
 Where minigrad differs: the backward of a convolution is ``im2col``/``col2im`` and two
-``bmm`` here, not PyTorch's ``convolution_backward``; it is counted under ``aten.bmm``,
+``mm`` here, not PyTorch's ``convolution_backward``; it is counted under ``aten.mm``,
 with the same number of flops. ``display=True`` prints the table with plain padding
 (PyTorch formats it with the ``tabulate`` package).
 """

@@ -1,6 +1,6 @@
 # FlopCounterMode: totals and per-module counts for Linear, matmul and conv models,
 # forward and backward. For the conv model only the totals are compared: PyTorch counts
-# the convolution's backward under aten.convolution_backward, minigrad under aten.bmm
+# the convolution's backward under aten.convolution_backward, minigrad under aten.mm
 # (the same number of flops; docs/differences.md).
 import torch
 import torch.nn as nn
