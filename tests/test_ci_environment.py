@@ -94,3 +94,43 @@ def test_hypothesis_is_pinned_to_one_version():
 
 def test_the_test_extra_installs_scikit_learn():
     assert "scikit-learn" in _test_extra()
+
+
+def test_a_kernel_that_dies_while_starting_is_started_again(monkeypatch):
+    """The checkout's root conftest wraps nbval's kernel start: a kernel that died at
+    start-up is started again; one that dies every time, or fails another way, fails."""
+    from nbval import kernel
+    wrapper = kernel.start_new_kernel
+    assert type(wrapper).__name__ == "RetriedKernelStart"
+    died = RuntimeError("Kernel died before replying to kernel_info")
+    calls = []
+
+    def dies_once(**kwargs):
+        calls.append(kwargs)
+        if len(calls) == 1:
+            raise died
+        return "manager", "client"
+
+    monkeypatch.setattr(wrapper, "start", dies_once)
+    assert wrapper(kernel_name="python3") == ("manager", "client")
+    assert calls == [{"kernel_name": "python3"}] * 2
+
+    def always_dies(**kwargs):
+        calls.append(kwargs)
+        raise died
+
+    calls.clear()
+    monkeypatch.setattr(wrapper, "start", always_dies)
+    with pytest.raises(RuntimeError, match="Kernel died"):
+        wrapper()
+    assert len(calls) == wrapper.attempts
+
+    def times_out(**kwargs):
+        calls.append(kwargs)
+        raise RuntimeError("Kernel didn't respond in 180 seconds")
+
+    calls.clear()
+    monkeypatch.setattr(wrapper, "start", times_out)
+    with pytest.raises(RuntimeError, match="respond"):
+        wrapper()
+    assert len(calls) == 1
