@@ -15,6 +15,10 @@ One backward pass is a *graph task*:
    summed; a node whose count reaches zero is ready;
 4. when the queue is empty, run the final callbacks queued during the pass.
 
+In the code, ``_execute`` is that loop: for each node popped, ``_capture`` stores what
+``autograd.grad`` asked for, ``_call_function`` runs the node with its hooks, and
+``_evaluate_function`` hands its gradients on.
+
 At one node the order is (``call_function``): tensor hooks, then ``retain_grad``,
 then node pre-hooks, the node itself (AccumulateGrad: accumulate, keeping the
 incoming buffer as ``.grad`` when nothing else holds it, then post-accumulate hooks),
@@ -430,20 +434,22 @@ def _call_function(task, fn, inputs):
     return outputs
 
 
-def _evaluate_function(task, fn, inputs, queue):
-    if task.watched:
-        yield ("node_start", fn, None, tuple(inputs), None)
-    if task.exec_info is not None:
-        info = task.exec_info[fn]
-        if not info.needed:
-            # Only visited to capture: tensor hooks run (needed nodes run them later).
-            inputs = yield from _call_tensor_pre_hooks(fn, inputs)
-        for input_nr, index in info.captures:
-            task.captured[index] = inputs[input_nr]
-            yield ("capture", fn, None, (inputs[input_nr],), None)
-        if not info.needed:
-            return
-    outputs = yield from _call_function(task, fn, inputs)
+def _capture(task, fn, inputs):
+    """``autograd.grad`` and ``backward(inputs=)``: store the gradients requested at
+    ``fn``. Returns the inputs to run ``fn`` on, or None when ``fn`` is only visited to
+    capture (its tensor hooks run; a node that runs them later runs them then)."""
+    info = task.exec_info[fn]
+    if not info.needed:
+        inputs = yield from _call_tensor_pre_hooks(fn, inputs)
+    for input_nr, index in info.captures:
+        task.captured[index] = inputs[input_nr]
+        yield ("capture", fn, None, (inputs[input_nr],), None)
+    return inputs if info.needed else None
+
+
+def _evaluate_function(task, fn, outputs, queue):
+    """After ``fn`` ran: free what it saved, check for NaN in anomaly mode, and hand each
+    gradient to the next node's input buffer, queueing the nodes that became ready."""
     if not task.keep_graph:
         fn.release_variables()
     if _anomaly_mode.is_anomaly_enabled() and _anomaly_mode.is_anomaly_check_nan_enabled():
@@ -468,9 +474,6 @@ def _evaluate_function(task, fn, inputs, queue):
             add_to_input_buffer(buffer, input_nr, grad)
             if ready:
                 queue.push(nxt, not_ready.pop(nxt))
-    # Yielded once the gradients are handed on, so a paused pass shows them queued.
-    if task.watched:
-        yield ("node_done", fn, None, tuple(outputs), None)
 
 
 # --- a whole pass -----------------------------------------------------------------------------
@@ -481,7 +484,17 @@ def _execute(task, root, root_buffer):
     while queue._heap:
         fn, inputs = queue.pop()
         try:
-            yield from _evaluate_function(task, fn, inputs, queue)
+            if task.watched:
+                yield ("node_start", fn, None, tuple(inputs), None)
+            if task.exec_info is not None:
+                inputs = yield from _capture(task, fn, inputs)
+                if inputs is None:
+                    continue
+            outputs = yield from _call_function(task, fn, inputs)
+            _evaluate_function(task, fn, outputs, queue)
+            # Yielded once the gradients are handed on, so a paused pass shows them queued.
+            if task.watched:
+                yield ("node_done", fn, None, tuple(outputs), None)
         except Exception:
             if _anomaly_mode.is_anomaly_enabled():
                 _anomaly_mode.print_stack(fn)      # the forward call that made fn
