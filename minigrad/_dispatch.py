@@ -310,7 +310,7 @@ def _record(op, tensors, attrs, outputs):
     """Create the backward node of one op application and save what it needs."""
     for attr, index, read in op.metadata:
         attrs[attr] = read(tensors[index])
-    node = op.node_class(op, tuple([gradient_edge(t) for t in tensors]), attrs)
+    node = op.node_class(op, tuple(map(gradient_edge, tensors)), attrs)
     metadata = node._input_metadata
     for i, out in enumerate(outputs):
         array = out._array
