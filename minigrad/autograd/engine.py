@@ -495,6 +495,9 @@ def _execute(task, root, root_buffer):
             # Yielded once the gradients are handed on, so a paused pass shows them queued.
             if task.watched:
                 yield ("node_done", fn, None, tuple(outputs), None)
+            # The next nodes hold these gradients now; the loop must not (AccumulateGrad
+            # counts the references to a gradient to decide whether .grad may keep it).
+            outputs = None
         except Exception:
             if _anomaly_mode.is_anomaly_enabled():
                 _anomaly_mode.print_stack(fn)      # the forward call that made fn
