@@ -24,6 +24,9 @@ from .autograd.engine import sum_to
 __all__ = ["Size"]
 
 
+_PYTHON_NUMBERS = (float, int, bool)
+
+
 def _as_tensor(value, op_name=None):
     """Python scalars become 0-dim "wrapped numbers" (PyTorch's term): they join an op
     with the dtype of the tensor they meet, get no edge, and are never packed by
@@ -35,12 +38,8 @@ def _as_tensor(value, op_name=None):
     of NaNs."""
     if isinstance(value, Tensor):
         return value
-    kind = type(value)
-    if kind is float or kind is int or kind is bool:        # (the common case, checked first)
-        t = Tensor._wrap(np.asarray(value))
-        t._python_scalar = value
-        return t
-    if isinstance(value, (bool, int, float, np.number)):
+    # (a plain float, int or bool, the common case, is recognised by its type first)
+    if type(value) in _PYTHON_NUMBERS or isinstance(value, (bool, int, float, np.number)):
         t = Tensor._wrap(np.asarray(value))
         t._python_scalar = value.item() if isinstance(value, np.number) else value
         return t
