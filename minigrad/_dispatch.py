@@ -7,7 +7,7 @@ saved values.
 """
 import numpy as np
 
-from . import _tensor_class, grad_mode
+from . import _float_errors, _tensor_class, grad_mode
 from .autograd import op_hooks
 from .autograd.graph import Node, SavedTensor, gradient_edge
 from .utils import _python_dispatch
@@ -232,22 +232,25 @@ def _kernel(op, tensors, attrs):
     if half:        # PyTorch's CPU float16: compute in float32, round the result
         arrays = [a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == np.float16 else a
                   for a in arrays]
+    quiet = _float_errors.silence()         # inf and NaN come in silence, as in PyTorch
     try:
         raw = op.forward(*arrays, **attrs)
+        wrap = _tensor_class.Tensor._wrap
+        if op.casts:
+            outputs = (wrap(raw),)
+        elif op.multi_output:
+            outputs = tuple(wrap(_result_dtype_fix(np.asarray(r), tensors)) for r in raw)
+        else:
+            if type(raw) is not np.ndarray:     # a numpy scalar, from a full reduction
+                raw = np.asarray(raw)
+            if raw.dtype.char == "d":
+                raw = _result_dtype_fix(raw, tensors)
+            outputs = (wrap(raw),)
     except ValueError:
         _check_broadcastable(tensors)       # numpy's broadcast error names no tensor; PyTorch's does
         raise
-    wrap = _tensor_class.Tensor._wrap
-    if op.casts:
-        outputs = (wrap(raw),)
-    elif op.multi_output:
-        outputs = tuple(wrap(_result_dtype_fix(np.asarray(r), tensors)) for r in raw)
-    else:
-        if type(raw) is not np.ndarray:     # a numpy scalar, from a full reduction
-            raw = np.asarray(raw)
-        if raw.dtype.char == "d":
-            raw = _result_dtype_fix(raw, tensors)
-        outputs = (wrap(raw),)
+    finally:
+        _float_errors.restore(quiet)
 
     if half and not any(t._python_scalar is None and t._array.dtype in (np.float32, np.float64)
                         for t in tensors):
@@ -303,7 +306,7 @@ def _check_broadcastable(tensors):
     for dim in reversed(range(ndim)):
         if a[dim] != b[dim] and 1 not in (a[dim], b[dim]):
             raise RuntimeError(f"The size of tensor a ({a[dim]}) must match the size of tensor b "
-                               f"({b[dim]}) at non-singleton dimension {dim}")
+                               f"({b[dim]}) at non-singleton dimension {dim}") from None  # not numpy's
 
 
 def _record(op, tensors, attrs, outputs):
