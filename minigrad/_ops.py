@@ -493,7 +493,17 @@ as_strided = Op("as_strided", "AsStridedBackward0", lambda x, key, shape, **_: x
                 grads={"self": _index_backward_shape(as_strided_scatter)})
 
 # --- matrix products ------------------------------------------------------------------
-mm = Op("mm", "MmBackward0", np.matmul, ("self", "mat2"),
+def mm_product(a, b):
+    """``a @ b`` of two matrices as PyTorch's mm computes it: a sum of one term each
+    (``[n, 1] @ [1, m]``, n and m above 1) is the plain product, whose zeros keep their
+    sign (-1 * 0 = -0.0), where numpy's BLAS adds it to +0.0 (forward, and the backward
+    of a layer with one output: ``x.grad`` prints ``-0.``, as PyTorch's)."""
+    if a.shape[1] == 1 and a.shape[0] > 1 and b.shape[1] > 1:
+        return a * b
+    return np.matmul(a, b)
+
+
+mm = Op("mm", "MmBackward0", mm_product, ("self", "mat2"),
         saves={"mat2": "self", "self": "mat2"},
         saved_attrs=("mat2_sym_sizes", "mat2_sym_strides", "self_sym_sizes", "self_sym_strides"),
         grads={"self": lambda g, ctx: g.mm(ctx.mat2.t()), "mat2": lambda g, ctx: ctx.self.t().mm(g)})

@@ -50,7 +50,7 @@ def _scaled(t, factor):
 
 
 def _addmm_forward(bias, mat1, mat2, beta, alpha):
-    out = mat1 @ mat2
+    out = _ops.mm_product(mat1, mat2)
     if alpha != 1:
         out *= alpha
     out += bias if beta == 1 else beta * bias       # in place: no extra full-size temporaries
