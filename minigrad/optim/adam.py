@@ -4,7 +4,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor as _Tensor
-from .optimizer import Optimizer as _Optimizer, _scalar_like
+from .optimizer import Optimizer as _Optimizer, _scalar_like, _use_grad_for_differentiable
 
 __all__ = ["Adam", "AdamW"]
 
@@ -45,6 +45,7 @@ class Adam(_Optimizer):
                                       capturable=capturable, differentiable=differentiable,
                                       fused=fused, decoupled_weight_decay=decoupled_weight_decay))
 
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         loss = self._closure_loss(closure)
         for group in self.param_groups:

@@ -31,6 +31,7 @@ from copy import deepcopy as _deepcopy
 
 import numpy as np
 
+from .. import grad_mode as _grad_mode
 from .._tensor import Tensor as _Tensor
 from ..utils._grads import zero_grads as _zero_grads
 from ..utils.hooks import add_hook as _add_hook
@@ -40,6 +41,19 @@ __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_
 
 _global_optimizer_pre_hooks = _OrderedDict()
 _global_optimizer_post_hooks = _OrderedDict()
+
+
+def _use_grad_for_differentiable(step):
+    """PyTorch's decorator of its optimizers' ``step``: the step runs with grad mode set
+    to the ``differentiable`` option (off: minigrad's optimizers refuse True). It reads
+    the optimizer as ``args[0]``, so a step pre-hook that returns ``((), {})`` makes the
+    step raise ``IndexError: tuple index out of range``, as PyTorch's does."""
+    @functools.wraps(step)
+    def _use_grad(*args, **kwargs):
+        self = args[0]
+        with _grad_mode.set_grad_enabled(self.defaults["differentiable"]):
+            return step(*args, **kwargs)
+    return _use_grad
 
 
 def register_optimizer_step_pre_hook(hook):

@@ -2,7 +2,8 @@
 import numpy as np
 
 from .._tensor import Tensor as _Tensor
-from .optimizer import Optimizer as _Optimizer, _scalar_like, required as _required
+from .optimizer import (Optimizer as _Optimizer, _scalar_like, _use_grad_for_differentiable,
+                        required as _required)
 
 __all__ = ["SGD"]
 
@@ -36,6 +37,7 @@ class SGD(_Optimizer):
                                       maximize=maximize, foreach=foreach,
                                       differentiable=differentiable, fused=fused))
 
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         loss = self._closure_loss(closure)
         for group in self.param_groups:
