@@ -134,7 +134,7 @@ def test_step_is_wrapped_once_and_hooks_run_global_first_then_own_then_global():
     w, opt = _sgd()
     assert optim.SGD.step.hooked and optim.Adam.step.hooked
     optim.SGD([nn.Parameter(minigrad.ones(1))])          # a second instance does not wrap again
-    assert not hasattr(optim.SGD.step.__wrapped__, "__wrapped__")
+    assert not getattr(optim.SGD.step.__wrapped__, "hooked", False)     # the decorated step itself
     log = []
     handles = [register_optimizer_step_pre_hook(lambda o, a, k: log.append(("global pre", a[0] is o))),
                register_optimizer_step_post_hook(lambda o, a, k: log.append(("global post", a[0] is o))),
@@ -160,6 +160,39 @@ def test_step_pre_hook_replaces_the_arguments_and_bad_returns_raise():
     h.remove()
     opt.step()                                           # still usable
     assert w.tolist() == [0.0, -3.0]
+
+
+def test_step_pre_hook_returning_no_arguments_raises_index_error():
+    """PyTorch's optimizers read the optimizer as ``args[0]`` of their step."""
+    for make in (optim.SGD, optim.Adam):
+        w, _ = _sgd()
+        opt = make([w], lr=0.1)
+        h = opt.register_step_pre_hook(lambda o, a, k: ((), {}))
+        with pytest.raises(IndexError, match="^tuple index out of range$"):
+            opt.step()
+        h.remove()
+        assert w.tolist() == [1.0, -2.0]
+
+
+def test_step_runs_no_post_hook_when_it_raises():
+    from minigrad.optim.optimizer import register_optimizer_step_post_hook
+    w, opt = _sgd()
+    ran = []
+    handles = [register_optimizer_step_post_hook(lambda o, a, k: ran.append("global post")),
+               opt.register_step_post_hook(lambda o, a, k: ran.append("own post"))]
+
+    def closure():
+        raise ValueError("the closure failed")
+
+    try:
+        with pytest.raises(ValueError, match="the closure failed"):
+            opt.step(closure)
+        assert ran == [] and w.tolist() == [1.0, -2.0]
+        opt.step()
+        assert ran == ["own post", "global post"]
+    finally:
+        for h in handles:
+            h.remove()
 
 
 def test_optimizer_state_dict_is_live_and_hooks_may_replace_it():
