@@ -282,6 +282,9 @@ def apply_op(op, tensors, attrs=None):
             if base._requires_grad and not grad_mode.is_grad_enabled():
                 out._view_created_no_grad = ("inference_mode" if grad_mode.is_inference_mode_enabled()
                                              else "no_grad")
+                out._requires_grad = True           # as in PyTorch (see Tensor._no_grad_view_error)
+            elif base._view_created_no_grad:
+                out._view_created_no_grad = base._view_created_no_grad
     if op.grads and grad_mode.records_graph():
         for t in tensors:
             if t._requires_grad:        # an input needs a gradient: the op gets a node

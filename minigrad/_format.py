@@ -167,8 +167,12 @@ def tensor_repr(t):
             suffixes.append(f"size={tuple(array.shape)}")
         if dtype_name not in ("float32", "int64", "bool"):
             suffixes.append(f"dtype={t.dtype!r}")
-    if t.grad_fn is not None:
-        suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
+    try:
+        grad_fn = t.grad_fn.name() if t.grad_fn is not None else None
+    except RuntimeError:        # a view made under no_grad, changed in place since: PyTorch's text
+        grad_fn = "Invalid"
+    if grad_fn is not None:
+        suffixes.append(f"grad_fn=<{grad_fn}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)

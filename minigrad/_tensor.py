@@ -63,7 +63,8 @@ class Tensor:
     _python_scalar = None           # the Python scalar of a "wrapped number"
     _base = None                    # the tensor this one is a view of (view ops only)
     _attr_version = None            # a view's version when its grad_fn was made (view ops only)
-    _view_created_no_grad = None    # "no_grad"/"inference_mode": a view of a tensor requiring grad made there
+    _view_created_no_grad = None    # "no_grad"/"inference_mode": a view of a tensor requiring grad made
+    #                                 there (it requires grad too), or a view of such a view
 
     def __init__(self, *args, device=None):
         """``torch.Tensor(...)``, the legacy constructor: ``Tensor([1, 2])`` copies data
@@ -106,12 +107,31 @@ class Tensor:
 
     def _regenerate_grad_fn(self):
         from ._views import as_strided_node
+        if self._view_created_no_grad:      # PyTorch refuses to guess what it should be
+            raise self._no_grad_view_error("its base or another view of its base has been modified inplace")
         self._attr_version = self._version_counter[0]
         base = self._base
-        if (self._grad_fn is None and not base.requires_grad) or self._view_created_no_grad:
+        if self._grad_fn is None and not base.requires_grad:
             return self._grad_fn
         self._set_history(as_strided_node(self, base))
         return self._grad_fn
+
+    def _no_grad_view_error(self, what):
+        """PyTorch's error for a view made under ``no_grad`` (or ``inference_mode``) of a
+        tensor that requires grad, or a view of such a view, once ``what`` happened to it
+        with grad mode on: it cannot tell whether the change should be recorded."""
+        made_in, now, block = (("no_grad mode", "with grad mode enabled", "no_grad")
+                               if self._view_created_no_grad == "no_grad" else
+                               ("inference mode", "in normal mode", "inference_mode"))
+        node = self._grad_fn
+        view = ("A view was created" if node is None else
+                f"Output {self._output_nr} of {node.name().rstrip('0123456789')[:-len('Backward')]} "
+                "is a view of a view which was created")
+        return RuntimeError(
+            f"{view} in {made_in} and {what} {now}. Given that this use case is ambiguous and "
+            "error-prone, it is forbidden. You can clarify your code by moving both the view and "
+            f"the inplace either both inside the {block} block (if you don't want the inplace to be "
+            "tracked) or both outside (if you want the inplace to be tracked).")
 
     def _set_history(self, node):
         """Make ``node`` this tensor's ``grad_fn`` after an in-place change (PyTorch's
@@ -177,7 +197,8 @@ class Tensor:
         if value and self.is_inference() and not grad_mode.is_inference_mode_enabled():
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is "
                                "not allowed.")
-        self._requires_grad = bool(value)
+        # (a view made under no_grad requires grad while its base does, as in PyTorch)
+        self._requires_grad = bool(value) or bool(self._view_created_no_grad and self._base.requires_grad)
 
     def requires_grad_(self, requires_grad=True):
         if requires_grad:
@@ -228,8 +249,8 @@ class Tensor:
     def _get_grad_accumulator(self):
         """This leaf's AccumulateGrad node, created on first use and held weakly (so
         node hooks registered on it vanish with it, as in PyTorch)."""
-        if not self._requires_grad or self.grad_fn is not None:
-            return None
+        if not self._requires_grad or self.grad_fn is not None or self._view_created_no_grad:
+            return None         # (a view made under no_grad has none: its gradient goes nowhere)
         node = self._grad_accumulator() if self._grad_accumulator is not None else None
         if node is None:
             node = AccumulateGrad(self)
@@ -309,15 +330,7 @@ class Tensor:
         if not grad_mode.is_grad_enabled():
             return
         if self._view_created_no_grad:
-            made_in, now, block = (("no_grad mode", "with grad mode enabled", "no_grad")
-                                   if self._view_created_no_grad == "no_grad" else
-                                   ("inference mode", "in normal mode", "inference_mode"))
-            raise RuntimeError(
-                f"A view was created in {made_in} and is being modified inplace {now}. Given that "
-                "this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
-                "code by moving both the view and the inplace either both inside the "
-                f"{block} block (if you don't want the inplace to be tracked) or both "
-                "outside (if you want the inplace to be tracked).")
+            raise self._no_grad_view_error("is being modified inplace")
         if not (self.requires_grad or any(o.requires_grad for o in others)):
             return
         view = self.__dict__.get("_custom_function_view")
