@@ -189,3 +189,41 @@ def test_errors():
         v = h[0]
     with pytest.raises(RuntimeError, match="^A view was created in no_grad mode"):
         v.mul_(2)
+
+
+def test_a_view_made_under_no_grad_requires_grad_but_gets_no_gradient():
+    """As PyTorch: a leaf that requires grad, with no AccumulateGrad behind it; the
+    same cases against PyTorch in scenarios/v06_views_made_under_no_grad.py."""
+    x = minigrad.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with minigrad.no_grad():
+        v = x[:2]
+    assert (v.requires_grad, v.is_leaf, v.grad_fn) == (True, True, None)
+    assert repr(v) == "tensor([1., 2.], requires_grad=True)"
+    out = v * 3
+    assert out.grad_fn.next_functions == ((None, 0), (None, 0))
+    out.sum().backward()
+    assert v.grad is None and x.grad is None
+    assert v.requires_grad_(False).requires_grad          # its base still requires grad
+    with pytest.raises(RuntimeError, match="^Output 0 of Slice is a view of a view which was created in "
+                                           "no_grad mode and is being modified inplace with grad mode"):
+        v[:1].mul_(2)
+
+
+@pytest.mark.parametrize("mode, words", [
+    (minigrad.no_grad, "no_grad mode and its base or another view of its base has been modified "
+                       "inplace with grad mode enabled"),
+    (minigrad.inference_mode, "inference mode and its base or another view of its base has been "
+                              "modified inplace in normal mode")])
+def test_a_view_made_under_no_grad_refuses_its_grad_fn_once_changed_in_place(mode, words):
+    x = minigrad.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with mode():
+        v = x[:2]
+    with minigrad.no_grad():
+        x.mul_(2)
+    for _ in range(2):                                    # every read, not only the first
+        with pytest.raises(RuntimeError, match=f"^A view was created in {words}"):
+            v.grad_fn
+    with pytest.raises(RuntimeError, match=f"^A view was created in {words}"):
+        v + 1
+    assert repr(v) == "tensor([2., 4.], grad_fn=<Invalid>)"
+    assert v.detach().tolist() == [2.0, 4.0]
