@@ -73,9 +73,26 @@ def _get_current_function_mode_stack():
 
 
 def resolve_name(f):
-    """The public name of a function a mode was given (``"torch.Tensor.sum"``; minigrad's
-    read ``minigrad.Tensor.sum``), or None for a function that has none."""
-    return getattr(f, "_public_name", None)
+    """``torch.overrides.resolve_name``: the public name of a function of the namespace,
+    of ``nn.functional`` or of ``Tensor`` (``"torch.Tensor.sum"`` in PyTorch, minigrad's
+    read ``"minigrad.Tensor.sum"``), whether or not a mode is active, or None for one
+    that has none (``autograd.backward``, as in PyTorch)."""
+    if hasattr(f, "_public_name"):          # the wrapper a mode was given
+        return f._public_name
+    import minigrad
+    from minigrad.nn import functional
+    for owner in (minigrad, functional, minigrad.Tensor):
+        names = vars(owner)
+        name = getattr(f, "__name__", None)
+        if names.get(name) is not f:        # an alias (Tensor.mm is matmul)
+            name = next((n for n, value in names.items() if value is f), None)
+        if name is not None:
+            return f"{_owner_name(owner)}.{name}"
+    return None
+
+
+def _owner_name(owner):
+    return owner.__name__ if isinstance(owner, _types.ModuleType) else f"minigrad.{owner.__name__}"
 
 
 def _checking(original, reported_as=None):
@@ -98,8 +115,7 @@ def _wrap(owner, name, reported_as=None):
     original = vars(owner)[name]
     _originals.append((owner, name, original))
     public = _checking(original, reported_as)
-    owner_name = owner.__name__ if isinstance(owner, _types.ModuleType) else f"minigrad.{owner.__name__}"
-    public._public_name = f"{owner_name}.{name}"
+    public._public_name = resolve_name(original)
     setattr(owner, name, public)
 
 
