@@ -15,7 +15,14 @@ Exit status:
 - 2: bad usage: a bad option, a SCRIPT that ``python`` cannot open (checked before
   anything runs), or PyTorch is not installed (``pip install 'minigrad[torch]'``);
 - 3: a side ran longer than ``--timeout`` and was stopped: which side, after how long.
-  A run that timed out is never "identical".
+  The time limit covers every process the script starts: a background process still
+  holding the script's output open when it runs out is stopped too, and the report says
+  so. A run that timed out is never "identical";
+- 130 (Ctrl-C) or 143 (SIGTERM): interrupted; the side that was running is stopped with
+  every process it started, and nothing is compared.
+
+Each side runs in a process group of its own, stopped whole when the side ends: no
+process the script started is left behind.
 
 What is compared, in this order:
 
@@ -42,7 +49,7 @@ import sys
 import time
 
 from .run import script_problem as _script_problem
-from .utils._cli import seconds as _seconds
+from .utils import _cli
 
 __all__ = ["main", "compare", "first_difference", "normalise", "normalise_stderr", "TIMED_OUT"]
 
@@ -152,39 +159,53 @@ def _show_progress(text):
 
 
 def _run(side, cmd, env, timeout, stdin):
-    """Run one side with ``stdin`` (bytes) as its input. A dict with ``stdout``,
-    ``stderr``, ``returncode`` and ``timed_out`` (the seconds it ran before it was
-    stopped, or None)."""
-    start = time.monotonic()
+    """Run one side with ``stdin`` (bytes) as its input, in a process group of its own. A
+    dict with ``stdout``, ``stderr``, ``returncode`` and ``timed_out`` (the seconds it
+    ran before it was stopped, or None; ``returncode`` is then the script's own status
+    if it had finished while a process it started held its output open). Whatever is
+    left of the group when the side ends (or this function is interrupted) is killed."""
+    start, script_status = time.monotonic(), None
     with subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, env=env) as process:
-        pending_input, timed_out = stdin, None
-        while True:
-            elapsed = time.monotonic() - start
-            _show_progress(f"minigrad.diff: running under {side}... {elapsed:.0f} s")
-            try:
-                out, err = process.communicate(pending_input, timeout=min(1.0, max(0.0, timeout - elapsed)))
-                break
-            except subprocess.TimeoutExpired:
-                pending_input = None            # already handed over
-                if time.monotonic() - start >= timeout:
-                    process.kill()
-                    out, err = process.communicate()
-                    timed_out = time.monotonic() - start
+                          stderr=subprocess.PIPE, env=env, start_new_session=True) as process:
+        try:
+            pending_input, timed_out = stdin, None
+            while True:
+                elapsed = time.monotonic() - start
+                _show_progress(f"minigrad.diff: running under {side}... {elapsed:.0f} s")
+                try:
+                    out, err = process.communicate(pending_input,
+                                                   timeout=min(1.0, max(0.0, timeout - elapsed)))
                     break
-    _show_progress("")
+                except subprocess.TimeoutExpired:
+                    pending_input = None            # already handed over
+                    if time.monotonic() - start >= timeout:
+                        timed_out = time.monotonic() - start
+                        script_status = process.poll()
+                        _cli.stop_process_group(process)
+                        out, err = process.communicate()
+                        break
+        finally:
+            _cli.stop_process_group(process)
+            _show_progress("")
+    finished = timed_out is None or script_status is not None
     return {"stdout": out.decode("utf-8", "replace"), "stderr": err.decode("utf-8", "replace"),
-            "returncode": process.returncode, "timed_out": timed_out}
+            "returncode": process.returncode if script_status is None else script_status,
+            "timed_out": timed_out, "finished": finished}
 
 
 def _timeout_report(runs, timeout):
     lines = []
     for side, run in runs.items():
-        if run["timed_out"] is not None:
-            lines.append(f"timed out: the script was still running under {side} after "
-                         f"{run['timed_out']:.1f} s (--timeout {timeout:g}) and was stopped")
-        else:
+        if run["timed_out"] is None:
             lines.append(f"under {side} it finished with exit status {run['returncode']}")
+        elif run["finished"]:
+            lines.append(f"timed out: under {side} the script finished (exit status {run['returncode']}), "
+                         f"but a process it started was still running after {run['timed_out']:.1f} s "
+                         f"(--timeout {timeout:g}) with the script's output open; it was stopped")
+        else:
+            lines.append(f"timed out: the script was still running under {side} after "
+                         f"{run['timed_out']:.1f} s (--timeout {timeout:g}) and was stopped, with "
+                         "every process it started")
     return "\n".join(lines)
 
 
@@ -202,17 +223,22 @@ def main(argv=None):
     """Run the script under both frameworks, print the verdict, return 0/1/2/3."""
     parser = argparse.ArgumentParser(
         prog="python -m minigrad.diff", description=__doc__,
+        usage="%(prog)s [-h] [--stdout-only] [--context N] [--timeout S] SCRIPT.py [ARGS...]",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--stdout-only", action="store_true",
                         help="compare stdout and the exit status, not stderr")
     parser.add_argument("--context", type=_lines, default=3, metavar="N",
                         help="lines of context shown around the first difference (default 3)")
-    parser.add_argument("--timeout", type=_seconds, default=300, metavar="S",
+    parser.add_argument("--timeout", type=_cli.seconds, default=300, metavar="S",
                         help="seconds allowed to each side (default 300); exit status "
                              f"{TIMED_OUT} when a side runs longer")
-    parser.add_argument("script", help="the PyTorch script")
-    parser.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")
+    parser.add_argument("script", nargs="?", metavar="SCRIPT.py", help="the PyTorch script")
+    parser.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS",
+                        help="arguments passed to the script")
     opts = parser.parse_args(argv)
+    if opts.script is None:
+        parser.error("the following argument is required: SCRIPT.py (the PyTorch script to run "
+                     "under both frameworks)")
     problem = _script_problem(opts.script)
     if problem is not None:
         print(f"minigrad.diff: {problem[0]}", file=sys.stderr)
@@ -223,17 +249,28 @@ def main(argv=None):
               f"To run the script on minigrad alone: python -m minigrad.run {opts.script}",
               file=sys.stderr)
         return 2
-    stdin = b"" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.buffer.read()
-    env = _env()
-    runs = {"torch": _run("torch", [sys.executable, opts.script, *opts.args], env, opts.timeout, stdin),
-            "minigrad": _run("minigrad", [sys.executable, "-m", "minigrad.run", opts.script, *opts.args],
-                             env, opts.timeout, stdin)}
+    _cli.raise_on_sigterm()
+    side = "torch"
+    try:
+        stdin = b"" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.buffer.read()
+        env = _env()
+        runs = {"torch": _run("torch", [sys.executable, opts.script, *opts.args], env, opts.timeout, stdin)}
+        side = "minigrad"
+        runs["minigrad"] = _run("minigrad", [sys.executable, "-m", "minigrad.run", opts.script,
+                                             *opts.args], env, opts.timeout, stdin)
+    except KeyboardInterrupt as stop:       # Ctrl-C, or SIGTERM (_cli.Terminated)
+        print(f"minigrad.diff: interrupted while the script ran under {side}: it was stopped, with "
+              "every process it started; nothing was compared", file=sys.stderr)
+        return _cli.exit_status(stop)
     if any(run["timed_out"] is not None for run in runs.values()):
         print(_timeout_report(runs, opts.timeout))
         return TIMED_OUT
     report = compare(runs["torch"], runs["minigrad"], opts.script, stderr=not opts.stdout_only,
                      context=opts.context)
-    print("identical" if report is None else report)
+    try:
+        print("identical" if report is None else report, flush=True)
+    except BrokenPipeError:
+        return _cli.reader_gone()
     return 0 if report is None else 1
 
 
