@@ -5,7 +5,8 @@
 and every other ``torch`` import resolve to minigrad's modules; real PyTorch is never
 imported. The script runs as ``python SCRIPT.py ARGS...`` would: as ``__main__``, with
 ``sys.argv == ["SCRIPT.py", *ARGS]``, its directory first on ``sys.path``, Python's
-traceback on an uncaught exception and the same exit status. A SCRIPT that cannot be
+traceback on an uncaught exception (the script's frames only) and the same exit status;
+Ctrl-C shows the script's frames and ends the process by SIGINT, as ``python`` does. A SCRIPT that cannot be
 opened (no such file, a folder without ``__main__.py``) fails as ``python`` fails: its
 message, exit status 2 (1 for the folder), nothing run.
 
@@ -21,6 +22,7 @@ import importlib.machinery
 import io
 import os
 import runpy
+import signal
 import sys
 import types
 import zipfile
@@ -146,9 +148,27 @@ def main(argv=None):
         print(f"{sys.executable}: {problem[0]}", file=sys.stderr)
         return problem[1]
     _torch_alias.install(script=argv[0])
-    status = run_script(argv[0], argv[1:])
+    try:
+        status = run_script(argv[0], argv[1:])
+    except KeyboardInterrupt as stop:
+        _die_of_sigint(stop, os.path.abspath(argv[0]))
     _torch_alias.check_no_real_torch()
     return status
+
+
+def _die_of_sigint(stop, script):
+    """What ``python SCRIPT`` does on Ctrl-C: the traceback from the script's own frames,
+    then the process ends by SIGINT itself (a shell sees status 130, and a shell loop
+    running it stops too)."""
+    tb = _script_traceback(stop.__traceback__, script)
+    sys.excepthook(type(stop), stop.with_traceback(tb), tb)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGINT)
 
 
 if __name__ == "__main__":
