@@ -8,21 +8,33 @@ and the graph, pictures embedded as base64 PNG. Leaves are named after the
 script's global variables (``AccumulateGrad(x)``) and modules' parameter names.
 Values print as the tensors' own repr does (on one line).
 
-The script runs as ``python SCRIPT.py`` runs it: its traceback, the message of
-``sys.exit("...")``, and its exit status, which is this command's. ``OUT`` is checked
-before the script runs (exit status 2 when it is missing, is the script or one of its
-inputs, or cannot be written), and the page is written whole or not at all.
+The script runs as ``python SCRIPT.py`` runs it (SCRIPT may also be a folder with a
+``__main__.py``): its traceback, the message of ``sys.exit("...")``, and its exit
+status, which is this command's.
+
+``OUT`` never replaces a file the run reads. Before the script runs, ``OUT`` is
+refused (exit status 2) when it is missing, cannot be written, or is the script, one of
+its arguments or a module of the script's folder that it imports; after the run, when
+the script opened or imported it after all (the page is then not written, exit status
+2). The page is written whole or not at all.
+
+Ctrl-C (or SIGTERM) stops the script: the passes it finished are printed and written
+all the same, a line on stderr says the run was interrupted, and the exit status is
+130 (143). A reader that goes away (``... | head -1``) ends the command quietly, with
+exit status 1.
 """
+import ast
 import base64
 import html
 import io
 import os
 import sys
 
-from minigrad.run import run_script as _run_script, script_problem as _script_problem
-from minigrad.utils._cli import output_problem as _output_problem, write_atomically as _write_atomically
+from minigrad.run import (_script_traceback, run_script as _run_script,
+                          script_problem as _script_problem)
+from minigrad.utils import _cli
 
-USAGE = "usage: python -m minigrad.trace SCRIPT.py [script args] [--html OUT.html]"
+USAGE = "usage: python -m minigrad.trace [-h] SCRIPT.py [script args] [--html OUT.html]"
 HEADER = "== minigrad.trace"
 
 
@@ -53,16 +65,74 @@ def _split_args(argv):
 
 def _check(out, rest):
     """The usage errors found before the script runs."""
-    if not rest or not rest[0].endswith(".py"):
-        raise _UsageError("the first argument must be the script (SCRIPT.py)")
+    if not rest:
+        raise _UsageError("no script given: the first argument is the script to run (SCRIPT.py)")
+    if rest[0].startswith("-"):
+        raise _UsageError(f"unknown option {rest[0]!r}: the first argument is the script to run "
+                          "(SCRIPT.py); the only option is --html OUT.html")
     problem = _script_problem(rest[0])
     if problem is not None:
-        raise _UsageError(problem[0])
+        raise _UsageError(f"{problem[0]} (the first argument is the script to run: a Python file, "
+                          "or a folder with a __main__.py, as for python)")
     if out is not None:
         inputs = [arg for arg in rest if os.path.isfile(arg)]     # the script and its input files
-        problem = _output_problem(out, inputs)
+        problem = _cli.output_problem(out, inputs)
+        if problem is None and os.path.realpath(out) in _local_imports(rest[0]):
+            problem = f"{out} is a module the script imports: choose another output path"
         if problem is not None:
             raise _UsageError(f"--html {problem}")
+
+
+def _local_imports(script):
+    """The files of the script's folder that its import statements name (``import
+    helper`` -> helper.py or helper/__init__.py; ``from pkg import mod`` -> pkg/mod.py
+    too), as real paths: the modules an --html path must not replace."""
+    if not os.path.isfile(script):
+        return set()
+    try:
+        with open(script, "rb") as f:
+            tree = ast.parse(f.read())
+    except (SyntaxError, ValueError, OSError):
+        return set()          # the run will say what is wrong with it
+    folder, names = os.path.dirname(os.path.abspath(script)), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    files = set()
+    for name in names:
+        parts = name.split(".")
+        for i in range(1, len(parts) + 1):
+            stem = os.path.join(folder, *parts[:i])
+            files.update(os.path.realpath(p) for p in (stem + ".py", os.path.join(stem, "__init__.py")))
+    return files
+
+
+class _OpenedFiles:
+    """The files the script opens or imports while it runs (real paths), seen through the
+    ``open`` audit event (``open()``, ``io.open_code`` for a module's source) and the
+    modules it imported (one loaded from a cached .pyc opens no source)."""
+
+    def __init__(self):
+        self.paths, self.watching = set(), False
+        sys.addaudithook(self._audit)        # (an audit hook stays for the process: see watching)
+
+    def _audit(self, event, args):
+        if self.watching and event == "open" and isinstance(args[0], (str, bytes)):
+            self.paths.add(os.path.realpath(os.fsdecode(args[0])))
+
+    def __enter__(self):
+        self.watching = True
+        return self
+
+    def __exit__(self, *exc):
+        self.watching = False
+        for module in list(sys.modules.values()):
+            source = getattr(module, "__file__", None)
+            if isinstance(source, str):
+                self.paths.add(os.path.realpath(source))
 
 
 def _labels(namespace):
@@ -111,7 +181,23 @@ def _page(script, passes, labels):
     return "\n".join(parts)
 
 
+def _print_passes(script, passes, labels):
+    from minigrad.viz import format_events
+    print(f"{HEADER}: {len(passes)} backward pass(es) in {_cli.shown(os.path.basename(script))}")
+    for number, record in enumerate(passes, start=1):
+        print(f"-- pass {number}")
+        for line in format_events([e for e in record.events if e is not None],
+                                  labels=labels, show_args=True):
+            print(line)
+
+
 def main(argv):
+    if argv[:1] in (["-h"], ["--help"]):
+        try:
+            print(USAGE + "\n\n" + __doc__.split("\n", 2)[2].strip(), flush=True)
+        except BrokenPipeError:
+            return _cli.reader_gone()
+        return 0
     try:
         out, rest = _split_args(argv)
         _check(out, rest)
@@ -120,21 +206,41 @@ def main(argv):
         return 2
     script = rest[0]
     from minigrad.trace import torch_events
-    namespace = {}
-    with torch_events() as events:
-        status = _run_script(script, rest[1:], namespace)
-    from minigrad.viz import format_events
+    namespace, stop = {}, None
+    _cli.raise_on_sigterm()
+    opened = _OpenedFiles()
+    with torch_events() as events, opened:
+        try:
+            status = _run_script(script, rest[1:], namespace)
+        except KeyboardInterrupt as interrupt:      # Ctrl-C, or SIGTERM (_cli.Terminated)
+            stop = interrupt
+    if stop is not None and not isinstance(stop, _cli.Terminated):
+        tb = _script_traceback(stop.__traceback__, os.path.abspath(script))    # as python shows it
+        sys.excepthook(type(stop), stop.with_traceback(tb), tb)
     labels = _labels(namespace)
-    print(f"{HEADER}: {len(events.passes)} backward pass(es) in {os.path.basename(script)}")
-    for number, record in enumerate(events.passes, start=1):
-        print(f"-- pass {number}")
-        for line in format_events([e for e in record.events if e is not None],
-                                  labels=labels, show_args=True):
-            print(line)
-    if out:
-        _write_atomically(out, _page(os.path.basename(script), events.passes, labels))
-        print(f"{HEADER}: wrote {out}")
-    return status
+    refused = out and os.path.realpath(out) in opened.paths
+    if out and not refused:
+        _cli.write_atomically(out, _page(_cli.shown(os.path.basename(script)), events.passes, labels))
+    reader_gone = None
+    try:
+        _print_passes(script, events.passes, labels)
+        if out and not refused:
+            print(f"{HEADER}: wrote {_cli.shown(out)}")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        reader_gone = _cli.reader_gone()
+    if refused:
+        print(f"minigrad.trace: error: --html {_cli.shown(out)}: the script read it during the run, so "
+              "it was not replaced and the page was not written: choose another output path",
+              file=sys.stderr)
+    if stop is not None:
+        kept = f"; the page is {_cli.shown(out)}" if out and not refused else ""
+        print(f"minigrad.trace: interrupted: the script did not finish; the {len(events.passes)} "
+              f"pass(es) recorded until then are listed above{kept}", file=sys.stderr)
+        return _cli.exit_status(stop)
+    if refused:
+        return 2
+    return status if reader_gone is None else reader_gone
 
 
 if __name__ == "__main__":
