@@ -10,8 +10,11 @@ A SUBMISSION is a notebook or a folder; every ``*.ipynb`` below a folder counts
 * the student is the first folder below the SUBMISSION folder, however deep the notebook
   lies: ``submissions/alice/week2/lesson.ipynb`` is alice's;
 * in nbgrader's layout, ``course/submitted/<student>/<assignment>/<notebook>.ipynb``
-  (also ``autograded/``), that is the folder below ``submitted``, whether the
-  SUBMISSION is ``course/submitted`` or ``course``;
+  (also ``autograded/``), that is the folder below ``submitted``. Given the course folder
+  itself (one that holds ``submitted/`` or ``autograded/``), only ``submitted/`` is
+  graded (``autograded/`` when there is no ``submitted/``): ``source/`` and ``release/``
+  hold the instructor's notebooks, and ``autograded/`` nbgrader's copies of the same
+  submissions;
 * a notebook given by itself, or lying in the SUBMISSION folder directly, is named after
   its file: ``p.ipynb`` is p's.
 
@@ -79,8 +82,8 @@ from pathlib import Path as _Path
 
 from minigrad.exercises.grading import MARKER as _MARKER
 from minigrad.exercises.registry import Exercise as _Exercise, lesson_exercises as _lesson_exercises
-from minigrad.utils._cli import (output_problem as _output_problem, seconds as _seconds,
-                                 write_atomically as _write_atomically)
+from minigrad.utils._cli import (output_problem as _output_problem, path as _path_argument,
+                                 seconds as _seconds, write_atomically as _write_atomically)
 
 __all__ = ["COLUMNS", "STATUSES", "Row", "find_notebooks", "student_of", "grade", "main",
            "UsageError", "Interrupted"]
@@ -126,16 +129,31 @@ class _Submission:
 
 
 # --- finding notebooks -----------------------------------------------------------------
-def find_notebooks(paths) -> list[tuple[_Path, str]]:
+def _nbgrader_submissions(course: _Path):
+    """The folder of an nbgrader course (``course`` holds ``submitted/`` or
+    ``autograded/``) whose notebooks are the students': ``submitted/``, else
+    ``autograded/``; None for a folder that is no nbgrader course."""
+    for name in _NBGRADER_FOLDERS:
+        if (course / name).is_dir():
+            return course / name
+    return None
+
+
+def find_notebooks(paths, warn=None) -> list[tuple[_Path, str]]:
     """Every notebook named by ``paths`` (files, or folders searched recursively), each
-    with its student (:func:`student_of`)."""
+    with its student (:func:`student_of`). Of an nbgrader course folder, only its
+    submissions are searched (``warn`` says so)."""
     found, seen = [], set()
     for raw in paths:
         path = _Path(raw)
         if not path.exists():
             raise UsageError(f"no such file or folder: {raw}")
         if path.is_dir():
-            notebooks = sorted(p for p in path.rglob("*.ipynb")
+            searched = _nbgrader_submissions(path) or path
+            if searched != path and warn:
+                warn(f"{raw} is an nbgrader course: grading the notebooks in {searched} (one student "
+                     "per folder below it), not those in its other folders")
+            notebooks = sorted(p for p in searched.rglob("*.ipynb")
                                if p.is_file() and ".ipynb_checkpoints" not in p.parts)
         elif path.suffix == ".ipynb":
             notebooks = [path]
@@ -318,7 +336,7 @@ async def _run_checks(client, nb, lesson: str, names, timeout: float, cwd, got: 
     nb.cells.append(cell)
     client.timeout = math.ceil(timeout) + 30
     try:
-        await asyncio.wait_for(client.async_execute_cell(cell, len(nb.cells) - 1), timeout + 60)
+        await _wait_for(client.async_execute_cell(cell, len(nb.cells) - 1), timeout + 60)
         got.grading_done = True
     except asyncio.TimeoutError:
         pass
@@ -328,6 +346,18 @@ async def _run_checks(client, nb, lesson: str, names, timeout: float, cwd, got: 
         got.found.update(_results(_file_lines(results_path), nonce))
     if got.grading_done and not got.found and _first_error(cell):
         got.hung = f"the grading cell failed: {_first_error(cell)}"
+
+
+async def _wait_for(coro, seconds):
+    """``asyncio.wait_for(coro, seconds)``, and what the task running ``coro`` ends with is
+    always retrieved: cancelled (Ctrl-C), nbclient turns the cancellation into a
+    DeadKernelError that asyncio would print as "Task exception was never retrieved"."""
+    task = asyncio.ensure_future(coro)
+    try:
+        return await asyncio.wait_for(task, seconds)
+    finally:
+        if task.done() and not task.cancelled():
+            task.exception()
 
 
 async def _stop_kernel(km, client):
@@ -357,7 +387,7 @@ async def _attempt(nb, lesson: str, names, timeout: float, skip) -> _Attempt:
             await _start_kernel(km, client, cwd)
             try:
                 # a kernel that ignores the interrupt is given 30 s more, then stopped
-                await asyncio.wait_for(_run_cells(client, nb, timeout, skip, got), timeout + 30)
+                await _wait_for(_run_cells(client, nb, timeout, skip, got), timeout + 30)
             except asyncio.TimeoutError:
                 where = "" if got.current_cell is None else f" cell #{got.current_cell + 1}"
                 got.hung = (f"the notebook was still running{where} after {timeout:.0f} s and did "
@@ -521,12 +551,14 @@ class _Progress:
 # --- the class -------------------------------------------------------------------------
 class Interrupted(Exception):
     """Grading was stopped by a signal (Ctrl-C, SIGTERM) after the kernels were shut down:
-    ``signal`` (its number), ``graded`` (the submissions that finished) and ``total``."""
+    ``signal`` (its number), ``graded`` (the submissions kept, one per student and
+    lesson), ``done`` (the notebooks that finished, as the progress bar counts them) and
+    ``total``."""
 
-    def __init__(self, signum, graded, total):
-        super().__init__(f"interrupted by {signal.Signals(signum).name}: {len(graded)} of {total} "
+    def __init__(self, signum, graded, done, total):
+        super().__init__(f"interrupted by {signal.Signals(signum).name}: {done} of {total} "
                          "notebook(s) graded")
-        self.signal, self.graded, self.total = signum, graded, total
+        self.signal, self.graded, self.done, self.total = signum, graded, done, total
 
 
 def _kept(graded, warn=None) -> dict:
@@ -571,7 +603,8 @@ async def _grade_all(todo, timeout, jobs, on_graded):
     async def one(sub):
         async with gate:
             await _grade_submission(sub, timeout)
-        on_graded(sub)
+        if not stopped:             # one cut short by the stop is not graded
+            on_graded(sub)
 
     watched = []
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -602,7 +635,7 @@ def grade(paths, timeout=_DEFAULT_TIMEOUT, jobs=None, progress=True, warn=None, 
     :class:`Interrupted` on SIGINT or SIGTERM, once the running kernels are shut down."""
     warn = warn or (lambda text: print(f"minigrad.grade: {text}", file=sys.stderr))
     jobs = jobs or min(os.cpu_count() or 1, 8)
-    subs = [_recognise(path, student) for path, student in find_notebooks(paths)]
+    subs = [_recognise(path, student) for path, student in find_notebooks(paths, warn)]
     for sub in subs:
         if sub.problem:
             warn(f"skipped {sub.path}: {sub.problem}")
@@ -625,7 +658,7 @@ def grade(paths, timeout=_DEFAULT_TIMEOUT, jobs=None, progress=True, warn=None, 
     if bar:
         bar.close()
     if stopped_by is not None:
-        raise Interrupted(stopped_by, list(_kept(finished).values()), len(todo))
+        raise Interrupted(stopped_by, list(_kept(finished).values()), len(finished), len(todo))
 
     kept = _kept(todo, warn)
     students = sorted({s.student for s in subs})
@@ -708,13 +741,13 @@ def main(argv=None) -> int:
                "rows of the notebooks graded so far.")
     parser.add_argument("submissions", nargs="+", metavar="SUBMISSION",
                         help="a notebook, or a folder searched for *.ipynb")
-    parser.add_argument("--out", type=_Path, default=_Path("gradebook.csv"),
+    parser.add_argument("--out", type=_path_argument, default=_Path("gradebook.csv"),
                         help="the gradebook CSV to write (default: gradebook.csv); rewritten "
                              "as each notebook is graded")
     parser.add_argument("--timeout", type=_seconds, default=_DEFAULT_TIMEOUT, metavar="SECONDS",
                         help="time for one notebook's cells, and again for its checks "
                              f"(default: {_DEFAULT_TIMEOUT:.0f})")
-    parser.add_argument("--feedback", type=_Path, metavar="DIR",
+    parser.add_argument("--feedback", type=_path_argument, metavar="DIR",
                         help="also write DIR/<student>/<notebook>.md for each notebook")
     parser.add_argument("--jobs", type=int, default=None, metavar="N",
                         help="notebooks run at the same time (default: the number of CPUs)")
