@@ -7,6 +7,7 @@ submissions are made from it (all answers from the instructor notebook, none, on
 through its Gradebook API. ``nbgrader generate_feedback`` then writes the feedback.
 """
 import copy
+import csv
 import json
 import subprocess
 import sys
@@ -110,3 +111,20 @@ def test_generate_feedback(course):
             encoding="utf-8")
         total = sum(POINTS[e] for e in answered)
         assert f"Score: {total:.1f} / {sum(POINTS.values()):.1f}" in html
+
+
+def test_minigrad_grade_on_the_course_folder_grades_each_student_once(course, tmp_path):
+    """The course folder as it is after autograde (source/, release/, submitted/,
+    autograded/, gradebook.db): only submitted/ is graded, one notebook per student."""
+    out = tmp_path / "gradebook.csv"
+    run = subprocess.run([sys.executable, "-m", "minigrad.grade", str(course["root"]), "--out", str(out),
+                          "--timeout", "600", "--jobs", "2"], capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stdout + run.stderr
+    rows = list(csv.DictReader(out.open(encoding="utf-8")))
+    assert sorted({r["student"] for r in rows}) == sorted(ANSWERED)
+    for student, answered in ANSWERED.items():
+        mine = {r["exercise"]: int(r["points"]) for r in rows if r["student"] == student}
+        assert mine == {name: points if name in answered else 0 for name, points in POINTS.items()}, student
+    assert "several notebooks" not in run.stderr
+    root = course["root"]
+    assert f"{root} is an nbgrader course: grading the notebooks in {root / 'submitted'}" in run.stderr
