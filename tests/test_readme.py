@@ -3,6 +3,8 @@ its comments say, under minigrad and (when installed) under PyTorch."""
 import contextlib
 import io
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -45,3 +47,37 @@ def test_example_prints_the_same_under_pytorch():
     torch = pytest.importorskip("torch")
     code, expected = _example()
     assert _run(code, torch) == expected
+
+
+# --- the pictures: tools/make_readme_figures.py ------------------------------------------------
+
+FIGURES_TOOL = Path(__file__).resolve().parents[1] / "tools" / "make_readme_figures.py"
+IMAGES = Path(__file__).resolve().parents[1] / "docs" / "images"
+
+
+def _figures(*args):
+    return subprocess.run([sys.executable, str(FIGURES_TOOL), *map(str, args)], capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_the_readme_pictures_show_what_the_code_draws():
+    """Each PNG records what it shows (nodes, events, colours, titles); the check compares
+    that, never pixels, so it holds on every machine."""
+    r = _figures("--check")
+    assert r.returncode == 0, "run  python tools/make_readme_figures.py\n" + r.stdout + r.stderr
+    assert r.stdout.count(": up to date") == 2
+
+
+def test_making_the_pictures_again_changes_no_committed_file(tmp_path):
+    for image in IMAGES.glob("*.png"):
+        (tmp_path / image.name).write_bytes(image.read_bytes())
+    for _ in range(2):
+        r = _figures("--out", tmp_path)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "written" not in r.stdout, r.stdout
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == \
+        {p.name: p.read_bytes() for p in IMAGES.glob("*.png")}
+    (tmp_path / "graph.png").unlink()                   # a missing picture is drawn
+    r = _figures("--out", tmp_path)
+    assert r.returncode == 0 and r.stdout.count(": written") == 1, r.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["graph.png", "hook_timeline.png"]  # no temporary

@@ -204,6 +204,27 @@ def test_write_then_check_on_a_temporary_lessons_folder(tmp_path):
     assert r.returncode == 1 and "orphan" in r.stdout
 
 
+def test_writing_says_what_it_wrote_and_what_was_up_to_date(tmp_path):
+    lessons = tmp_path / "lessons"
+    lessons.mkdir()
+    for name in ("98_x.ipynb", "99_x.ipynb"):
+        nb = _notebook()
+        nb["metadata"]["minigrad"]["lesson"] = name[:2]
+        (lessons / name).write_text(json.dumps(nb))
+    r = _run("--lessons", str(lessons))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.splitlines()[-1].startswith("2 student version(s) written, 0 already up to date, in ")
+    assert sum(line.startswith("wrote ") for line in r.stdout.splitlines()) == 2
+    nb = _notebook()
+    nb["cells"][1]["source"] = ["print('changed')"]
+    (lessons / "99_x.ipynb").write_text(json.dumps(nb))
+    r = _run("--lessons", str(lessons))
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("wrote ") and lines[0].endswith("99_x.ipynb"), r.stdout
+    assert lines[-1].startswith("1 student version(s) written, 1 already up to date, in ")
+    assert sorted(p.name for p in (lessons / "student").iterdir()) == ["98_x.ipynb", "99_x.ipynb"]
+
+
 def test_real_student_versions_are_up_to_date():
     r = _run("--check")
     assert r.returncode == 0, (

@@ -49,6 +49,7 @@ import argparse
 import ast
 import copy
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -58,6 +59,7 @@ if str(ROOT) not in sys.path[:1]:
     sys.path.insert(0, str(ROOT))        # this checkout's minigrad, whatever is installed
 
 from minigrad.exercises.registry import lesson_exercises  # noqa: E402
+from minigrad.utils._cli import write_atomically  # noqa: E402
 
 BEGIN = re.compile(r"^(?P<indent>[ \t]*)#+\s*BEGIN SOLUTION\s*$")
 END = re.compile(r"^[ \t]*#+\s*END SOLUTION\s*$")
@@ -278,8 +280,7 @@ def run(lessons: Path, check: bool) -> int:
         else:
             text = dumps(want)
             if not target.exists() or target.read_text(encoding="utf-8") != text:
-                student_dir.mkdir(parents=True, exist_ok=True)
-                target.write_text(text, encoding="utf-8")
+                write_atomically(target, text)          # whole or not at all
                 written.append(target)
     if student_dir.is_dir():
         for orphan in sorted(student_dir.glob("*.ipynb")):
@@ -287,7 +288,7 @@ def run(lessons: Path, check: bool) -> int:
                 problems.append(f"orphan: {orphan} (no {lessons / orphan.name}; delete it)")
 
     for path in written:
-        print(f"wrote {path}")
+        print(f"wrote {os.path.relpath(path)}")
     for problem in problems:
         print(problem)
     if problems:
@@ -296,6 +297,9 @@ def run(lessons: Path, check: bool) -> int:
         return 1
     if check:
         print(f"student versions up to date ({len(expected_names)} notebook(s))")
+    else:
+        print(f"{len(written)} student version(s) written, {len(expected_names) - len(written)} "
+              f"already up to date, in {os.path.relpath(student_dir)}")
     return 0
 
 
