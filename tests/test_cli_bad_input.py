@@ -418,6 +418,15 @@ def test_grade_refuses_bad_outputs_and_timeouts_before_grading(one_student, opti
     assert not (folder / "gradebook.csv").exists() and not (folder / "res").exists()
 
 
+def test_grade_names_a_student_folder_that_is_not_utf8_as_python_shows_it(tmp_path):
+    from minigrad.exercises.grade import student_of
+    from minigrad.utils._cli import write_atomically
+    folder = os.fsdecode(b"s\xff")
+    assert student_of(Path("subs", folder, "02.ipynb"), Path("subs")) == "s\\udcff"
+    write_atomically(tmp_path / "out.csv", f"student\n{folder}\n")        # escaped, not an error
+    assert (tmp_path / "out.csv").read_text(encoding="utf-8") == "student\ns\\udcff\n"
+
+
 # --- python -m minigrad.grade: one class, graded once -----------------------------------------
 
 @pytest.fixture(scope="module")

@@ -83,7 +83,8 @@ from pathlib import Path as _Path
 from minigrad.exercises.grading import MARKER as _MARKER
 from minigrad.exercises.registry import Exercise as _Exercise, lesson_exercises as _lesson_exercises
 from minigrad.utils._cli import (output_problem as _output_problem, path as _path_argument,
-                                 seconds as _seconds, write_atomically as _write_atomically)
+                                 reader_gone as _reader_gone, seconds as _seconds, shown as _shown,
+                                 write_atomically as _write_atomically)
 
 __all__ = ["COLUMNS", "STATUSES", "Row", "find_notebooks", "student_of", "grade", "main",
            "UsageError", "Interrupted"]
@@ -174,12 +175,13 @@ def student_of(notebook: _Path, given: _Path) -> str:
     folder below ``given``, however deep the notebook lies (``given/alice/week2/02.ipynb``
     is alice's), past nbgrader's ``submitted/`` (or ``autograded/``) when ``given`` is a
     course folder. A notebook given by itself, or lying in ``given`` directly, is named
-    after its file (``p.ipynb`` is p's)."""
+    after its file (``p.ipynb`` is p's). A name that is not UTF-8 is escaped as Python
+    shows it (``s\\udcff``), so the gradebook and the terminal can show it."""
     notebook, given = _Path(notebook), _Path(given)
     folders = notebook.relative_to(given).parts[:-1] if notebook != given else ()
     if len(folders) > 1 and folders[0] in _NBGRADER_FOLDERS:
         folders = folders[1:]
-    return folders[0] if folders else notebook.stem
+    return _shown(folders[0] if folders else notebook.stem)
 
 
 def _read(path: _Path):
@@ -772,12 +774,16 @@ def main(argv=None) -> int:
         print(f"{parser.prog}: {stop}; {kept}", file=sys.stderr)
         return 128 + stop.signal
     _write_gradebook(rows, args.out)
-    if rows:
-        print(_summary(rows))
-    print(f"\ngradebook: {args.out} ({len(rows)} rows)")
-    if args.feedback:
-        written = _write_feedback(graded, args.feedback)
-        print(f"feedback: {len(written)} file(s) in {args.feedback}")
+    written = _write_feedback(graded, args.feedback) if args.feedback else None
+    try:
+        if rows:
+            print(_summary(rows))
+        print(f"\ngradebook: {_shown(args.out)} ({len(rows)} rows)")
+        if written is not None:
+            print(f"feedback: {len(written)} file(s) in {_shown(args.feedback)}")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _reader_gone()
     return 0
 
 

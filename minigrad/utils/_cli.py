@@ -84,7 +84,9 @@ def output_problem(path, inputs=(), folder=False):
 
 def write_atomically(path, text):
     """Write ``text`` (a str, as UTF-8; or bytes) to ``path`` whole: into a temporary file
-    in the same folder, then renamed over ``path``. Creates missing parent folders."""
+    in the same folder, then renamed over ``path``. Creates missing parent folders. A
+    character UTF-8 cannot encode (a non-UTF-8 file name's surrogate) is written escaped,
+    as Python shows it."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -93,7 +95,7 @@ def write_atomically(path, text):
     try:
         os.chmod(temporary, 0o666 & ~umask)       # mkstemp's file is private; a new file is not
         with (os.fdopen(fd, "wb") if isinstance(text, bytes) else
-              os.fdopen(fd, "w", encoding="utf-8", newline="")) as f:
+              os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace", newline="")) as f:
             f.write(text)
         os.replace(temporary, path)
     except BaseException:
