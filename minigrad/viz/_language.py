@@ -39,6 +39,8 @@ _ZH = {
     "run": "训练",
     "step": "步数",
     "decay": "衰减率",
+    # lesson 06
+    "modify_in_place": "原地修改",
     # EngineStepper
     "Step": "单步",
     "Run to end": "运行到底",
