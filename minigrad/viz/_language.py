@@ -41,6 +41,8 @@ _ZH = {
     "decay": "衰减率",
     # lesson 06
     "modify_in_place": "原地修改",
+    # lesson 08
+    "target": "目标类别",
     # EngineStepper
     "Step": "单步",
     "Run to end": "运行到底",
