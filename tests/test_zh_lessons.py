@@ -38,7 +38,7 @@ ENGLISH = zh_sync.english_lessons()
 CHINESE = zh_sync.chinese_lessons()
 # English lessons whose Chinese translation is still to come (work in progress, as in
 # tests/test_coverage_inventory.py): remove a lesson from here when lessons/zh/ gets it.
-PENDING = {"02", "03", "04", "05", "06", "07", "08", "09", "10", "11"}
+PENDING = {"03", "04", "05", "06", "07", "08", "09", "10", "11"}
 
 
 def _text(cell):
@@ -328,5 +328,7 @@ def test_the_tool_checks_its_arguments_and_the_real_lessons():
     done = _run_tool("check")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "lessons/zh/00_start_here.ipynb: in step with the English" in done.stdout
-    done = _run_tool("status", "00", "02")
-    assert done.returncode == 0 and "02  not started" in done.stdout
+    not_started = sorted(set(ENGLISH) - set(CHINESE))[:1]      # none once every lesson is translated
+    done = _run_tool("status", "00", *not_started)
+    assert done.returncode == 0 and "00  " in done.stdout
+    assert all(f"{number}  not started" in done.stdout for number in not_started)
