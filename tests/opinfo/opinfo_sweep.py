@@ -494,26 +494,37 @@ class EntryRun:
             raise Mismatch("values", describe(exc)) from None
 
     def values(self, sample):
+        """Every variant on the sample; the first mismatch is raised after all of them
+        ran, so each variant minigrad has is called."""
+        mismatches = []
         for kind, fn in self.variants.items():
-            call = Call(sample, "values")
-            mg_fn = self.minigrad_variant(kind, call.convert)
             try:
-                expected, expected_input = _invoke(kind, fn, call.torch)
-            except Exception:
-                continue                # PyTorch rejects this sample for this variant
-            if kind == "function":
-                reason = opinfo_groups.complex_result_reason(expected)
-                if reason:
-                    raise LeftOut(reason)
-            try:
-                actual, actual_input = _invoke(kind, mg_fn, call.minigrad)
-            except Exception as exc:
-                raise Mismatch("values", describe(exc)) from None
-            reference = Reference(lambda: _invoke(kind, fn, _clone(call.torch, double=True))[0])
-            compare(expected, actual, kind, self.tolerances, self.by_value, reference=reference)
-            self.compared += 1
-            if kind.startswith("inplace") and expected is expected_input and actual is not actual_input:
-                raise Mismatch("values", f"{kind}: returns a new tensor, not its input")
+                self.variant_values(kind, fn, sample)
+            except Mismatch as mismatch:
+                mismatches.append(mismatch)
+        if mismatches:
+            raise mismatches[0]
+
+    def variant_values(self, kind, fn, sample):
+        call = Call(sample, "values")
+        mg_fn = self.minigrad_variant(kind, call.convert)
+        try:
+            expected, expected_input = _invoke(kind, fn, call.torch)
+        except Exception:
+            return                  # PyTorch rejects this sample for this variant
+        if kind == "function":
+            reason = opinfo_groups.complex_result_reason(expected)
+            if reason:
+                raise LeftOut(reason)
+        try:
+            actual, actual_input = _invoke(kind, mg_fn, call.minigrad)
+        except Exception as exc:
+            raise Mismatch("values", describe(exc)) from None
+        reference = Reference(lambda: _invoke(kind, fn, _clone(call.torch, double=True))[0])
+        compare(expected, actual, kind, self.tolerances, self.by_value, reference=reference)
+        self.compared += 1
+        if kind.startswith("inplace") and expected is expected_input and actual is not actual_input:
+            raise Mismatch("values", f"{kind}: returns a new tensor, not its input")
 
     def gradients(self, sample, stage="gradients"):
         log = stage == "stream"
@@ -866,15 +877,20 @@ def databases():
             "module_db": [(info, torch.float32) for info in module_db if torch.float32 in info.dtypes]}
 
 
-def sweep(database, entries, only=(), progress=None):
-    """Run ``entries`` of ``database`` (all, or those matching a pattern of ``only``)."""
+def _name_of(database, entry):
+    return entry_name(entry) if database == "op_db" else entry.name
+
+
+def sweep(database, entries, only=(), progress=None, into=None):
+    """Run ``entries`` of ``database`` (all, or those matching a pattern of ``only``); the
+    results go into ``into`` (a :class:`Sweep`, kept by the caller if the run is
+    interrupted) as they come."""
     runner = run_entry if database == "op_db" else run_module
-    name_of = entry_name if database == "op_db" else (lambda info: info.name)
-    result = Sweep(database)
+    result = into if into is not None else Sweep(database)
     start = time.perf_counter()
     with _generators_kept():
         for entry, dtype in entries:
-            if only and not any(fnmatch.fnmatchcase(name_of(entry), pattern) for pattern in only):
+            if only and not any(fnmatch.fnmatchcase(_name_of(database, entry), p) for p in only):
                 continue
             result.results.append(runner(entry, dtype))
             if progress:
@@ -914,13 +930,17 @@ def summary_line(sweeps):
     return "; ".join(parts)
 
 
-def results_json(sweep_):
-    return json.dumps({"database": sweep_.database, "seconds": sweep_.seconds, "counts": sweep_.counts(),
+def results_json(sweep_, complete=True):
+    """A run as JSON: the database, whether every entry ran, the seconds, the counts and
+    every entry's result (name, family, status, stage, cause, samples, seconds)."""
+    return json.dumps({"database": sweep_.database, "complete": complete, "seconds": sweep_.seconds,
+                       "counts": sweep_.counts(),
                        "entries": [{k: v for k, v in asdict(r).items() if k != "details"}
                                    for r in sweep_.results]}, indent=1) + "\n"
 
 
 def write_results(sweeps, folder=RESULTS):
+    """build/opinfo/<database>.json for each complete run, and summary.txt."""
     for sweep_ in sweeps:
         write_atomically(Path(folder) / f"{sweep_.database}.json", results_json(sweep_))
     write_atomically(Path(folder) / "summary.txt",
@@ -1013,9 +1033,19 @@ def main(argv=None):
     parser.add_argument("--verbose", action="store_true", help="show every entry's result")
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    with _quiet():
-        dbs = databases()
+    try:
+        with _quiet():
+            dbs = databases()
+    except KeyboardInterrupt:
+        print("interrupted while importing PyTorch's databases: nothing ran, nothing written",
+              file=sys.stderr)
+        return 130
     chosen = DATABASES if args.db == "all" else (args.db,)
+    names = [_name_of(db, entry) for db in chosen for entry, _ in dbs[db]]
+    unmatched = [p for p in args.only if not any(fnmatch.fnmatchcase(name, p) for name in names)]
+    if unmatched:
+        parser.error(f"no entry of {' or '.join(chosen)} matches {', '.join(unmatched)} "
+                     "(names look like acos, div:trunc_rounding, nn.functional.conv2d, nn.Linear)")
     show = args.verbose or bool(args.only)
 
     def progress(r):
@@ -1030,9 +1060,13 @@ def main(argv=None):
     sweeps = []
     try:
         for db in chosen:
-            sweeps.append(sweep(db, dbs[db], args.only, progress))
+            sweeps.append(Sweep(db))
+            sweep(db, dbs[db], args.only, progress, into=sweeps[-1])
     except KeyboardInterrupt:
-        print("interrupted: nothing written", file=sys.stderr)
+        partial = RESULTS / "interrupted.json"
+        write_atomically(partial, "[" + ",\n".join(results_json(s, complete=False) for s in sweeps) + "]\n")
+        print(f"interrupted: the {sum(len(s.results) for s in sweeps)} entries that finished are in "
+              f"{partial.relative_to(REPO_ROOT)}; {EXPECTED.name} is unchanged", file=sys.stderr)
         return 130
     expected = load_expected()
     complete = not args.only
