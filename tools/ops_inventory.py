@@ -276,21 +276,17 @@ class Inventory:
     def __init__(self):
         minigrad = _import_minigrad()
         convert, groups, sweep = _opinfo_modules()
-        import torch
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             dbs = sweep.databases()
-            from torch.testing._internal.common_methods_invocations import op_db
-            from torch.testing._internal.common_modules import module_db
         self.stages = sweep.STAGES
         expected = sweep.load_expected()
-        float32 = {sweep.entry_name(op) for op, _ in dbs["op_db"]}
         calls = collections.defaultdict(list)      # torch path -> the entries that call it
         self.ops = []
-        for op in op_db:
+        for op, dtype in dbs["op_db"]:
             name = sweep.entry_name(op)
             uses = exercised(op, convert)
-            row = {**self._entry(name, name in float32, expected["op_db"], uses.get("function", set())),
+            row = {**self._entry(name, dtype, expected["op_db"], uses.get("function", set())),
                    "family": groups.family(op)}
             self.ops.append(row)
             if row["status"] == "covered":
@@ -298,9 +294,9 @@ class Inventory:
                 for path in set().union(*uses.values()) - {unmet}:
                     calls[path].append(name)
         self.modules = []
-        for info in module_db:
+        for info, dtype in dbs["module_db"]:
             path = "torch." + info.name
-            row = self._entry(info.name, torch.float32 in info.dtypes, expected["module_db"], {path})
+            row = self._entry(info.name, dtype, expected["module_db"], {path})
             self.modules.append(row)
             if row["status"] == "covered":
                 calls[path].append(info.name)
@@ -319,21 +315,25 @@ class Inventory:
                 status, note = "missing", ("in minigrad, no test calls it" if has else "not in minigrad")
             self.names.append({"name": path, "status": status, "note": note})
 
-    def _entry(self, name, runs, expected, primary):
+    def _entry(self, name, dtype, expected, primary):
         """The row of an OpInfo or ModuleInfo entry, from expected.json: status, note and the
-        stage it fails at (None: passes every stage, or not counted). ``primary``: the names
-        its function variant (the module class) calls; the entry is missing when one of them
-        is, or when its samples cannot be converted: then nothing of it ran."""
-        row = {"name": name, "stage": None, "counted": runs and name not in expected["left out"]}
-        if not runs:
-            return {**row, "status": "missing", "note": "no float32 samples: the sweep does not run it"}
+        stage it fails at (None: passes every stage). ``dtype``: its samples' (the figures
+        count the float32 ones). ``primary``: the names its function variant (the module
+        class) calls; the entry is missing when one of them is, or when its samples cannot
+        be converted: then nothing of it ran."""
+        import torch
+        runs = dtype is not None and name not in expected["left out"]
+        row = {"name": name, "stage": None, "counted": runs and dtype == torch.float32,
+               "other dtype": runs and dtype != torch.float32}
         if name in expected["left out"]:
             return {**row, "status": "left out", "note": expected["left out"][name]}
         failing = expected["failing"].get(name)
+        where = f" ({str(dtype).split('.')[-1]} samples)" if row["other dtype"] else ""
         if failing is None:
-            return {**row, "status": "covered", "note": "passes values, gradients and the aten stream"}
+            return {**row, "status": "covered", "note": f"passes every stage{where}"}
         stage, cause = failing
-        row = {**row, "status": "covered", "stage": stage, "cause": cause, "note": f"fails {stage}: {cause}"}
+        row = {**row, "status": "covered", "stage": stage, "cause": cause,
+               "note": f"fails {stage}{where}: {cause}"}
         if cause.startswith("missing: minigrad."):
             row["missing"] = "torch" + cause.split()[1][len("minigrad"):]
         if stage == self.stages[0] and (cause.startswith("cannot convert") or row.get("missing") in primary):
@@ -347,7 +347,8 @@ class Inventory:
                               or self.stages.index(r["stage"]) > self.stages.index(stage))
                    for stage in self.stages}
         return {"entries": len(counted), "left out": sum(r["status"] == "left out" for r in rows),
-                "not run": sum(r["note"].startswith("no float32") for r in rows), **passing}
+                "other dtypes": sum(r["other dtype"] for r in rows),
+                "other dtypes passing": sum(r["other dtype"] and r["stage"] is None for r in rows), **passing}
 
 
 def _cell(text):
@@ -358,7 +359,8 @@ def _figures_line(label, f):
     n = f["entries"]
     return (f"- **{label}**: {f['values']}/{n} entries pass values, {f['gradients']}/{n} gradients, "
             f"{f['stream']}/{n} the aten stream ({f['left out']} left out"
-            + (f", {f['not run']} without float32 samples, not run" if f["not run"] else "") + ").")
+            + (f"; {f['other dtypes passing']}/{f['other dtypes']} entries without float32 pass every "
+               "stage in their own dtype" if f["other dtypes"] else "") + ").")
 
 
 def render(inv):

@@ -36,8 +36,8 @@ import re
 import warnings
 
 __all__ = ["DEPRECATED", "FAMILIES", "KEPT_THOUGH_DEPRECATED", "REASONS", "complex_result_reason",
-           "deprecation_evidence", "family", "left_out_reason", "module_left_out_reason",
-           "name_left_out_reason"]
+           "deprecation_evidence", "dtype_left_out_reason", "family", "left_out_reason",
+           "module_left_out_reason", "name_left_out_reason"]
 
 REASONS = {
     "devices": "devices: exists for an accelerator (CUDA, MPS, XPU, ...); minigrad runs on the CPU only",
@@ -211,6 +211,16 @@ def left_out_reason(op):
     if path in DEPRECATED:
         return f"{REASONS['deprecated']}: \u201c{deprecation_evidence(path)}\u201d"
     return None
+
+
+def dtype_left_out_reason(dtype):
+    """The reason an entry is left out by the dtype its samples would have (an entry runs
+    in float32, or in its own dtype when it has no float32 on the CPU), or None."""
+    if dtype is None:
+        return REASONS["devices"] + " (PyTorch's database gives it no CPU dtype)"
+    if dtype.is_complex:
+        return REASONS["complex"]
+    return name_left_out_reason(str(dtype), dtype)
 
 
 def complex_result_reason(result):

@@ -72,6 +72,9 @@ EXPECTED = HERE / "expected.json"
 RESULTS = REPO_ROOT / "build" / "opinfo"
 SAMPLES = 3                     # the first samples of each entry
 SEED = 0                        # PyTorch's, Python's and numpy's generators, before each sample
+# an entry without float32 on the CPU runs in the first of these it supports (not in the figures)
+OTHER_DTYPES = ("float64", "int64", "bool", "int32", "float16")
+ENTRY_SECONDS = 120             # an entry still running after this fails (see _time_limit)
 STAGES = ("values", "gradients", "stream")
 DATABASES = ("op_db", "module_db")
 # torch.testing.assert_close's default (rtol, atol) per dtype name
@@ -101,6 +104,7 @@ class Result:
     samples: int = 0            # samples run
     seconds: float = 0.0
     details: list = field(default_factory=list, repr=False)   # shown with --only, not saved
+    dtype: str = "float32"      # the samples' dtype: float32, or the entry's own when it has no float32
 
     def passes(self, stage):
         """Whether the entry passes ``stage`` (and so every stage before it)."""
@@ -116,9 +120,14 @@ class Sweep:
     seconds: float = 0.0
 
     def counts(self):
-        counted = [r for r in self.results if r.status != "left out"]
-        return {"entries": len(counted), "left_out": len(self.results) - len(counted),
-                **{stage: sum(r.passes(stage) for r in counted) for stage in STAGES}}
+        """The figures of the summary line: entries with float32 samples, not left out, and
+        how many pass each stage; the same for the entries run in another dtype."""
+        float32 = [r for r in self.results if r.dtype == "float32"]
+        counted = [r for r in float32 if r.status != "left out"]
+        others = [r for r in self.results if r.dtype != "float32" and r.status != "left out"]
+        return {"entries": len(counted), "left_out": sum(r.status == "left out" for r in self.results),
+                **{stage: sum(r.passes(stage) for r in counted) for stage in STAGES},
+                "other_dtypes": len(others), "other_dtypes_passing": sum(r.status == "pass" for r in others)}
 
 
 # ---------------------------------------------------------------------------------------
@@ -399,7 +408,7 @@ def tolerances_for(decorators, dtype):
     entry sets for ``dtype`` on the CPU (toleranceOverride, precisionOverride)."""
     from torch.testing._internal.common_device_type import precisionOverride, toleranceOverride
     from torch.testing._internal.opinfo.core import DecorateInfo
-    rtol, atol = DEFAULT_TOLERANCES[_dtype_name(dtype)]
+    rtol, atol = DEFAULT_TOLERANCES.get(_dtype_name(dtype), (0.0, 0.0))
     for info in decorators:
         if not isinstance(info, DecorateInfo) or info.device_type not in (None, "cpu"):
             continue
@@ -411,7 +420,8 @@ def tolerances_for(decorators, dtype):
             elif isinstance(decorator, precisionOverride) and dtype in decorator.d:
                 atol = max(atol, decorator.d[dtype])
     tolerances = dict(DEFAULT_TOLERANCES)
-    tolerances[_dtype_name(dtype)] = (rtol, atol)
+    if dtype.is_floating_point:
+        tolerances[_dtype_name(dtype)] = (rtol, atol)
     return tolerances
 
 
@@ -652,7 +662,8 @@ def first_samples(op, dtype, count):
     every frame and takes seconds per entry under pytest."""
     import random
     import torch
-    generator = iter(op.sample_inputs_func(op, "cpu", dtype, op.supports_autograd))
+    requires_grad = op.supports_autograd and (dtype.is_floating_point or dtype.is_complex)
+    generator = iter(op.sample_inputs_func(op, "cpu", dtype, requires_grad))
     samples = []
     for _ in range(count):
         torch.manual_seed(SEED)
@@ -666,11 +677,13 @@ def first_samples(op, dtype, count):
 
 
 def run_entry(op, dtype, samples=SAMPLES):
-    """The :class:`Result` of one OpInfo entry."""
+    """The :class:`Result` of one OpInfo entry (``dtype``: its samples' dtype, None when
+    PyTorch gives it none on the CPU)."""
     name, fam = entry_name(op), opinfo_groups.family(op)
-    reason = opinfo_groups.left_out_reason(op)
+    reason = opinfo_groups.left_out_reason(op) or opinfo_groups.dtype_left_out_reason(dtype)
+    dtype_name = _dtype_name(dtype) if dtype is not None else "none"
     if reason:
-        return Result(name, fam, "left out", cause=reason)
+        return Result(name, fam, "left out", cause=reason, dtype=dtype_name)
     start = time.perf_counter()
     run = EntryRun(op, dtype)
     failure, count = None, 0
@@ -693,13 +706,14 @@ def run_entry(op, dtype, samples=SAMPLES):
                 if failure is not None and failure.stage == "values":
                     break
         except LeftOut as left_out:
-            return Result(name, fam, "left out", cause=str(left_out))
+            return Result(name, fam, "left out", cause=str(left_out), dtype=dtype_name)
     if failure is None and run.compared == 0:
         failure = Mismatch("values", "nothing compared: PyTorch raised on every sample and variant")
     seconds = round(time.perf_counter() - start, 3)
     if failure is None:
-        return Result(name, fam, "pass", samples=count, seconds=seconds)
-    return Result(name, fam, "fail", failure.stage, failure.cause, count, seconds, failure.details)
+        return Result(name, fam, "pass", samples=count, seconds=seconds, dtype=dtype_name)
+    return Result(name, fam, "fail", failure.stage, failure.cause, count, seconds, failure.details,
+                  dtype_name)
 
 
 # ---------------------------------------------------------------------------------------
@@ -814,9 +828,10 @@ def run_module(info, dtype, samples=SAMPLES):
     """The :class:`Result` of one ModuleInfo entry."""
     import torch
     name = info.name
-    reason = opinfo_groups.module_left_out_reason(info)
+    reason = opinfo_groups.module_left_out_reason(info) or opinfo_groups.dtype_left_out_reason(dtype)
+    dtype_name = _dtype_name(dtype) if dtype is not None else "none"
     if reason:
-        return Result(name, "modules", "left out", cause=reason)
+        return Result(name, "modules", "left out", cause=reason, dtype=dtype_name)
     start = time.perf_counter()
     run = ModuleRun(info, dtype)
     failure, count = None, 0
@@ -843,8 +858,9 @@ def run_module(info, dtype, samples=SAMPLES):
         failure = Mismatch("values", "nothing compared: PyTorch raised on every sample")
     seconds = round(time.perf_counter() - start, 3)
     if failure is None:
-        return Result(name, "modules", "pass", samples=count, seconds=seconds)
-    return Result(name, "modules", "fail", failure.stage, failure.cause, count, seconds, failure.details)
+        return Result(name, "modules", "pass", samples=count, seconds=seconds, dtype=dtype_name)
+    return Result(name, "modules", "fail", failure.stage, failure.cause, count, seconds, failure.details,
+                  dtype_name)
 
 
 # ---------------------------------------------------------------------------------------
@@ -859,7 +875,6 @@ def databases():
     environment variable. All three are put back, so the tests that run after the sweep
     in the same pytest worker run as they would without it."""
     import os
-    import torch
     environ = dict(os.environ)
     try:
         import hypothesis
@@ -873,8 +888,18 @@ def databases():
         hypothesis.settings.load_profile(profile)
     os.environ.clear()
     os.environ.update(environ)
-    return {"op_db": [(op, torch.float32) for op in op_db if torch.float32 in op.supported_dtypes("cpu")],
-            "module_db": [(info, torch.float32) for info in module_db if torch.float32 in info.dtypes]}
+    return {"op_db": [(op, sample_dtype(op.supported_dtypes("cpu"))) for op in op_db],
+            "module_db": [(info, sample_dtype(info.dtypes)) for info in module_db]}
+
+
+def sample_dtype(dtypes):
+    """float32 when the entry supports it on the CPU (the figures count those), else the
+    first of :data:`OTHER_DTYPES` it supports, else any, else None."""
+    import torch
+    for name in ("float32", *OTHER_DTYPES):
+        if getattr(torch, name) in dtypes:
+            return getattr(torch, name)
+    return min(dtypes, key=str) if dtypes else None
 
 
 def _name_of(database, entry):
@@ -890,13 +915,47 @@ def sweep(database, entries, only=(), progress=None, into=None):
     start = time.perf_counter()
     with _generators_kept():
         for entry, dtype in entries:
-            if only and not any(fnmatch.fnmatchcase(_name_of(database, entry), p) for p in only):
+            name = _name_of(database, entry)
+            if only and not any(fnmatch.fnmatchcase(name, p) for p in only):
                 continue
-            result.results.append(runner(entry, dtype))
+            try:
+                with _time_limit(ENTRY_SECONDS):
+                    result.results.append(runner(entry, dtype))
+            except _TooLong:
+                result.results.append(Result(name, "modules" if database == "module_db" else
+                                             opinfo_groups.family(entry), "fail", "values",
+                                             f"took more than {ENTRY_SECONDS} s (stopped)"))
             if progress:
                 progress(result.results[-1])
     result.seconds = round(time.perf_counter() - start, 1)
     return result
+
+
+class _TooLong(BaseException):
+    """An entry ran longer than :data:`ENTRY_SECONDS` (a BaseException, so no ``except
+    Exception`` of the stages takes it for an op's error)."""
+
+
+@contextlib.contextmanager
+def _time_limit(seconds):
+    """Stop the block after ``seconds`` (SIGALRM; where there is none, or off the main
+    thread, no limit): a op that loops forever fails its entry instead of hanging the run."""
+    import signal
+    import threading
+    if not hasattr(signal, "SIGALRM") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise _TooLong()
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 @contextlib.contextmanager

@@ -50,3 +50,48 @@ def test_every_entry_passes_or_fails_as_recorded(sweeps, database):
     assert not problems, (
         f"{database} differs from tests/opinfo/expected.json ({opinfo_sweep.summary_line([run])}):\n"
         + "\n".join(problems))
+
+
+def test_every_deprecation_claim_is_pytorchs_own():
+    """Each name left out as deprecated has PyTorch's own sentence saying so (its docstring,
+    or the message it raises or warns with); a name PyTorch stops calling deprecated fails."""
+    pytest.importorskip("torch")
+    import opinfo_groups
+    for path in opinfo_groups.DEPRECATED:
+        evidence = opinfo_groups.deprecation_evidence(path)
+        assert "deprecated" in evidence or "removed" in evidence, (path, evidence)
+    with pytest.raises(LookupError, match="does not say it is deprecated"):
+        opinfo_groups.deprecation_evidence("torch.linalg.svd")
+
+
+def test_the_comparison_can_fail():
+    """compare() tells a wrong value, dtype, shape and type apart, and float32 rounding that
+    PyTorch's own float32 result shows too is not held against minigrad."""
+    torch = pytest.importorskip("torch")
+    import minigrad
+    tolerances = opinfo_sweep.DEFAULT_TOLERANCES
+    expected = torch.tensor([1.0, 2.0, 3.0])
+    opinfo_sweep.compare(expected, minigrad.tensor([1.0, 2.0, 3.0]), "out", tolerances)
+    cases = [(minigrad.tensor([1.0, 2.5, 3.0]), "values differ at index (1,)"),
+             (minigrad.tensor([1.0, 2.0, 3.0], dtype=minigrad.float64), "dtype float64, expected float32"),
+             (minigrad.tensor([1.0, 2.0]), "shape (2,), expected (3,)"),
+             ((minigrad.tensor([1.0, 2.0, 3.0]),), "expected a Tensor, got tuple")]
+    for actual, message in cases:
+        with pytest.raises(opinfo_sweep.Mismatch, match=message.replace("(", r"\(").replace(")", r"\)")):
+            opinfo_sweep.compare(expected, actual, "out", tolerances)
+    # PyTorch's float32 result is 1e-4 off the exact 0.0; minigrad's exact 0.0 passes
+    reference = opinfo_sweep.Reference(lambda: torch.tensor([0.0], dtype=torch.float64))
+    off = torch.tensor([1e-4])
+    opinfo_sweep.compare(off, minigrad.tensor([0.0]), "out", tolerances, reference=reference)
+    with pytest.raises(opinfo_sweep.Mismatch):
+        opinfo_sweep.compare(off, minigrad.tensor([1e-2]), "out", tolerances, reference=reference)
+
+
+def test_a_stream_difference_names_the_first_differing_call():
+    expected = ["aten.mul.Tensor(T[2]:float32, T[2]:float32)", "aten.sum.default(T[2]:float32)"]
+    opinfo_sweep.compare_streams(expected, list(expected), "function")
+    other = [expected[0], "aten.mean.default(T[2]:float32)"]
+    with pytest.raises(opinfo_sweep.Mismatch, match="call 1: expected aten.sum.default, got aten.mean"):
+        opinfo_sweep.compare_streams(expected, other, "function")
+    with pytest.raises(opinfo_sweep.Mismatch, match=r"1 calls, expected 2 \(missing aten.sum.default"):
+        opinfo_sweep.compare_streams(expected, expected[:1], "function")
