@@ -31,7 +31,17 @@ import minigrad
 import minigrad.nn
 import minigrad.nn.functional
 
-__all__ = ["CannotConvert", "Missing", "ToMinigrad", "counterpart", "resolve", "public_path"]
+__all__ = ["CannotConvert", "Missing", "ToMinigrad", "counterpart", "resolve", "public_path", "set_target"]
+
+# The framework PyTorch's samples are converted to and run on: minigrad, or PyTorch itself
+# for the sweep's self-check (``opinfo_sweep.py --self-check``), where every entry must pass.
+TARGET = minigrad
+
+
+def set_target(module):
+    """Convert to and look names up in ``module`` (``minigrad``, or ``torch``) from now on."""
+    global TARGET
+    TARGET = module
 
 
 class CannotConvert(Exception):
@@ -100,7 +110,8 @@ def public_path(obj):
 
 
 def minigrad_path(torch_path):
-    return "minigrad" + torch_path[len("torch"):]
+    """``"torch.nn.functional.relu"`` -> ``"minigrad.nn.functional.relu"`` (the target's)."""
+    return TARGET.__name__ + torch_path[len("torch"):]
 
 
 def _lookup(torch_path):
@@ -112,7 +123,7 @@ def _lookup(torch_path):
     except Missing:
         return _missing(path)
     if isinstance(found, types.ModuleType) and not isinstance(resolve_torch(torch_path), types.ModuleType):
-        return _missing(f"{path} (minigrad.{path.split('.', 1)[1]} is a module, not the function)")
+        return _missing(f"{path} ({path} is a module, not the function)")
     return found
 
 
@@ -149,12 +160,12 @@ class _MissingModule(types.ModuleType):
 def _seeded(op, *args, **kwargs):
     """``torch.testing._utils.wrapper_set_seed`` on minigrad: the op after ``manual_seed(42)``,
     the generator's state put back afterwards."""
-    state = minigrad.get_rng_state()
-    minigrad.manual_seed(42)
+    state = TARGET.get_rng_state()
+    TARGET.manual_seed(42)
     try:
         return op(*args, **kwargs)
     finally:
-        minigrad.set_rng_state(state)
+        TARGET.set_rng_state(state)
 
 
 # torch.testing helpers that reach PyTorch internals: minigrad gets its own version.
@@ -171,22 +182,26 @@ def _code_names(code):
 
 def _rebind(fn, convert):
     """A copy of a ``torch.testing`` function whose globals and closure are minigrad's."""
+    def converted(value):
+        try:
+            return convert(value)
+        except (CannotConvert, Missing) as exc:
+            return _Unconvertible(exc)      # fails only if the function uses it
+
     globals_ = {"__builtins__": fn.__globals__.get("__builtins__", builtins), "__name__": fn.__module__}
     for name in _code_names(fn.__code__):      # attribute names too: convert what is there
         if name in fn.__globals__:
-            try:
-                globals_[name] = convert(fn.__globals__[name])
-            except (CannotConvert, Missing) as exc:
-                globals_[name] = _Unconvertible(exc)
+            globals_[name] = converted(fn.__globals__[name])
     cells = []
     for cell in fn.__closure__ or ():
         try:
-            cells.append(types.CellType(convert(cell.cell_contents)))
+            cells.append(types.CellType(converted(cell.cell_contents)))
         except ValueError:          # an empty cell
             cells.append(types.CellType())
-    copy = types.FunctionType(fn.__code__, globals_, fn.__name__,
-                              convert(fn.__defaults__) if fn.__defaults__ else None, tuple(cells) or None)
-    copy.__kwdefaults__ = convert(fn.__kwdefaults__) if fn.__kwdefaults__ else None
+    defaults = tuple(converted(d) for d in fn.__defaults__) if fn.__defaults__ else None
+    copy = types.FunctionType(fn.__code__, globals_, fn.__name__, defaults, tuple(cells) or None)
+    if fn.__kwdefaults__:
+        copy.__kwdefaults__ = {key: converted(value) for key, value in fn.__kwdefaults__.items()}
     copy.__qualname__ = fn.__qualname__
     return copy
 
@@ -266,10 +281,12 @@ class ToMinigrad:
         return value
 
     def _convert(self, obj, torch):
+        if type(obj).__module__.startswith("torch.testing") and not isinstance(obj, types.FunctionType):
+            return obj                  # the test's own metadata (an OpInfo a helper reads), not a value
         if isinstance(obj, torch.Tensor):
             return self._tensor(obj, torch)
         if isinstance(obj, torch.Size):
-            return minigrad.Size(tuple(obj))
+            return TARGET.Size(tuple(obj))
         if isinstance(obj, (list, tuple)):
             items = [self(item) for item in obj]
             if isinstance(obj, list):
@@ -298,26 +315,33 @@ class ToMinigrad:
         raise CannotConvert(f"cannot convert {type(obj).__module__}.{type(obj).__qualname__}")
 
     def _module(self, module):
-        """minigrad's module of the same class, with the same public attributes and
-        PyTorch's parameters and buffers (a module a sample passes, such as a
-        ``distance_function``)."""
-        cls = counterpart(type(module), self)
+        """minigrad's module of the same class (the nearest public one: ``Linear`` for an
+        internal subclass), with the same public attributes, PyTorch's parameters and
+        buffers, and its children converted the same way (a module a sample passes, such as
+        a ``distance_function`` or a ``TransformerEncoderLayer``)."""
+        public = next(c for c in type(module).__mro__ if public_path(c))
+        cls = counterpart(public, self)
         if getattr(cls, "__qualname__", "").startswith("missing<"):
             cls()                                   # raises Missing
         out = cls.__new__(cls)
-        minigrad.nn.Module.__init__(out)
+        TARGET.nn.Module.__init__(out)
         for name, value in vars(module).items():
             if not name.startswith("_"):
                 setattr(out, name, self(value))
-        for name, child in module.named_children():
-            setattr(out, name, self(child))
-        out.load_state_dict(self(dict(module.state_dict())))
+        # PyTorch's own tables, None entries included (MultiheadAttention's in_proj_bias)
+        for name, parameter in module._parameters.items():
+            out.register_parameter(name, None if parameter is None else TARGET.nn.Parameter(
+                self(parameter.detach()), requires_grad=parameter.requires_grad))
+        for name, buffer in module._buffers.items():
+            out.register_buffer(name, self(buffer), persistent=name not in module._non_persistent_buffers_set)
+        for name, child in module._modules.items():
+            out.add_module(name, self(child))
         return out
 
     def _named(self, obj, kind):
         name = str(obj).rsplit(".", 1)[-1]
         try:
-            return resolve(f"minigrad.{name}")
+            return resolve(f"{TARGET.__name__}.{name}")
         except Missing:
             raise CannotConvert(f"cannot convert torch.{name} (minigrad has no {kind} {name})") from None
 
@@ -331,7 +355,7 @@ class ToMinigrad:
         dtype = self._named(t.dtype, "dtype")
         source = t.detach().resolve_neg()
         array = (source.float() if t.dtype == torch.bfloat16 else source).numpy().copy()
-        out = minigrad.tensor(array, dtype=dtype)
+        out = TARGET.tensor(array, dtype=dtype)
         if t.requires_grad:
             out.requires_grad_(True)
         return out

@@ -47,6 +47,7 @@ import argparse
 import contextlib
 import copy
 import fnmatch
+import importlib
 import json
 import math
 import sys
@@ -63,8 +64,8 @@ sys.path.insert(0, str(HERE))
 REPO_ROOT = HERE.parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-import minigrad  # noqa: E402
 from minigrad.utils._cli import write_atomically  # noqa: E402
+import opinfo_convert  # noqa: E402
 from opinfo_convert import CannotConvert, Missing, ToMinigrad, counterpart, resolve  # noqa: E402
 import opinfo_groups  # noqa: E402
 
@@ -147,7 +148,7 @@ def describe(exc):
         return f"missing: {match.group(1)}.{match.group(2)}"
     match = re.match(r"(?:'Tensor' object|type object 'Tensor') has no attribute '(\w+)'", line)
     if match:
-        return f"missing: minigrad.Tensor.{match.group(1)}"
+        return f"missing: {opinfo_convert.TARGET.__name__}.Tensor.{match.group(1)}"
     match = re.search(r"unexpected keyword argument '(\w+)'", line)
     if match:
         return f"TypeError: unexpected keyword {match.group(1)}"
@@ -164,13 +165,13 @@ def _dtype_name(dtype):
 
 
 def _is_mg_tensor(x):
-    return isinstance(x, minigrad.Tensor)
+    return isinstance(x, opinfo_convert.TARGET.Tensor)
 
 
 def _torch_array(t):
     import torch
     t = t.detach().resolve_neg().resolve_conj()
-    return (t.float() if t.dtype == torch.bfloat16 else t).numpy()
+    return (t.float() if t.dtype == torch.bfloat16 else t).numpy(force=True)   # force: a ZeroTensor too
 
 
 def _first_difference(expected, actual, rtol, atol, reference=None):
@@ -218,7 +219,7 @@ class Reference:
                 return None
             node = node[i]
         if isinstance(node, torch.Tensor) and node.is_floating_point() and tuple(node.shape) == shape:
-            return node.detach().double().numpy()
+            return node.detach().double().numpy(force=True)
         return None
 
 
@@ -242,7 +243,8 @@ def compare(expected, actual, where, tolerances, by_value=True, stage="values", 
             raise Mismatch(stage, f"{where}: shape {tuple(actual.shape)}, expected {tuple(expected.shape)}")
         if by_value:
             rtol, atol = tolerances.get(e_dtype, (0.0, 0.0))
-            e_array, a_array = _torch_array(expected), actual.detach().numpy()
+            e_array = _torch_array(expected)
+            a_array = _torch_array(actual) if isinstance(actual, torch.Tensor) else actual.detach().numpy()
             difference = _first_difference(e_array, a_array, rtol, atol)
             if difference and reference is not None and e_array.dtype.kind == "f":
                 difference = _first_difference(e_array, a_array, rtol, atol,
@@ -317,7 +319,7 @@ def _arg_text(value):
         return f"{value:.6g}"
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_arg_text(v) for v in value) + "]"
-    if isinstance(value, (torch.dtype, minigrad.dtype)):
+    if isinstance(value, (torch.dtype, opinfo_convert.TARGET.dtype)):
         return _dtype_name(value)
     if type(value).__name__ in ("device", "memory_format", "layout"):
         return str(value).rsplit(".", 1)[-1]
@@ -335,10 +337,8 @@ def _call_text(func, args, kwargs):
 def logging_mode(framework):
     """``with logging_mode(torch or minigrad) as calls:`` collects the aten calls a
     ``TorchDispatchMode`` of that framework sees, as text."""
-    if framework is minigrad:
-        from minigrad.utils._python_dispatch import TorchDispatchMode
-    else:
-        from torch.utils._python_dispatch import TorchDispatchMode
+    module = importlib.import_module(f"{framework.__name__}.utils._python_dispatch")
+    TorchDispatchMode = module.TorchDispatchMode
 
     calls = []
 
@@ -426,14 +426,16 @@ def tolerances_for(decorators, dtype):
 
 
 def _clone(tree, memo=None, double=False):
-    """A copy of a sample's values: fresh leaf tensors (same values, strides and
+    """A copy of a sample's values: fresh contiguous leaf tensors (same values and
     requires_grad; floating ones in float64 with ``double``), the same nesting; a tensor
-    passed twice stays one tensor."""
+    passed twice stays one tensor. Contiguous, because minigrad's arrays have no strides
+    to match, and PyTorch's results (``as_strided``) and aten calls (``mm``'s backward)
+    depend on them."""
     import torch
     memo = {} if memo is None else memo
     if isinstance(tree, torch.Tensor):
         if id(tree) not in memo:
-            copy = tree.detach().clone(memory_format=torch.preserve_format)
+            copy = tree.detach().clone(memory_format=torch.contiguous_format)
             if double and copy.is_floating_point():
                 copy = copy.double()
             memo[id(tree)] = copy.requires_grad_(tree.requires_grad)
@@ -613,7 +615,7 @@ def minigrad_backward(forward, expected, inputs, stage, log, where):
     minigrad raises, or a result that does not require grad where PyTorch's does, is a
     :class:`Mismatch` at ``stage``."""
     try:
-        with logging_mode(minigrad) if log else contextlib.nullcontext([]) as calls:
+        with logging_mode(opinfo_convert.TARGET) if log else contextlib.nullcontext([]) as calls:
             outs = leaves(forward())
         done = Backward(outs, expected.positions, expected.cotangents, calls=list(calls))
         if expected.grads is None:
@@ -623,9 +625,11 @@ def minigrad_backward(forward, expected, inputs, stage, log, where):
         for i in expected.positions:
             if not (_is_mg_tensor(outs[i]) and outs[i].requires_grad):
                 raise Mismatch(stage, f"{where}: result {i} does not require grad")
-        grad_outputs = [minigrad.tensor(c) for c in expected.cotangents]
-        with logging_mode(minigrad) if log else contextlib.nullcontext([]) as calls:
-            done.grads = minigrad.autograd.grad([outs[i] for i in expected.positions], inputs, grad_outputs,
+        target = opinfo_convert.TARGET
+        grad_outputs = [target.tensor(c, dtype=outs[i].dtype)
+                        for i, c in zip(expected.positions, expected.cotangents)]
+        with logging_mode(target) if log else contextlib.nullcontext([]) as calls:
+            done.grads = target.autograd.grad([outs[i] for i in expected.positions], inputs, grad_outputs,
                                                 allow_unused=True)
         done.calls += calls
         return done
@@ -703,6 +707,10 @@ def run_entry(op, dtype, samples=SAMPLES):
                         getattr(run, stage)(sample)
                     except Mismatch as mismatch:
                         failure = mismatch
+                    except LeftOut:
+                        raise
+                    except Exception as exc:    # the harness's own bug: shown, and the run goes on
+                        failure = Mismatch(stage, f"harness error: {describe(exc)}")
                 if failure is not None and failure.stage == "values":
                     break
         except LeftOut as left_out:
@@ -749,9 +757,9 @@ class ModuleRun:
         state = {key: value.detach().clone() for key, value in torch_module.state_dict().items()}
         convert = ToMinigrad()
         try:
-            cls = resolve("minigrad." + self.info.name)
+            cls = resolve(f"{opinfo_convert.TARGET.__name__}.{self.info.name}")
             mg_constructor, mg_forward, mg_state = convert(constructor), convert(forward), convert(state)
-            mg_module = cls(*mg_constructor[0], **mg_constructor[1])
+            mg_module = cls(*mg_constructor[0], **mg_constructor[1]).to(convert(self.dtype))
             mg_module.load_state_dict(mg_state)
         except Exception as exc:
             raise Mismatch(stage, describe(exc)) from None
@@ -852,6 +860,8 @@ def run_module(info, dtype, samples=SAMPLES):
                     getattr(run, stage)(module_input)
                 except Mismatch as mismatch:
                     failure = mismatch
+                except Exception as exc:        # the harness's own bug: shown, and the run goes on
+                    failure = Mismatch(stage, f"harness error: {describe(exc)}")
             if failure is not None and failure.stage == "values":
                 break
     if failure is None and run.compared == 0:
@@ -964,12 +974,13 @@ def _generators_kept():
     their states are put back afterwards, for the tests that run next in the process."""
     import random
     import torch
-    states = (torch.get_rng_state(), minigrad.get_rng_state(), random.getstate(), np.random.get_state())
+    target = opinfo_convert.TARGET
+    states = (torch.get_rng_state(), target.get_rng_state(), random.getstate(), np.random.get_state())
     try:
         yield
     finally:
         torch.set_rng_state(states[0])
-        minigrad.set_rng_state(states[1])
+        target.set_rng_state(states[1])
         random.setstate(states[2])
         np.random.set_state(states[3])
 
@@ -1090,7 +1101,12 @@ def main(argv=None):
                         help=f"rewrite {EXPECTED.relative_to(REPO_ROOT)} from this run "
                              "(with --only: just those entries)")
     parser.add_argument("--verbose", action="store_true", help="show every entry's result")
+    parser.add_argument("--self-check", action="store_true",
+                        help="run PyTorch against itself (every entry should pass: a failure is the "
+                             "harness's); compares with nothing, writes nothing")
     args = parser.parse_args(argv)
+    if args.self_check and args.update:
+        parser.error("--self-check records nothing: drop --update")
     start = time.perf_counter()
     try:
         with _quiet():
@@ -1106,6 +1122,9 @@ def main(argv=None):
         parser.error(f"no entry of {' or '.join(chosen)} matches {', '.join(unmatched)} "
                      "(names look like acos, div:trunc_rounding, nn.functional.conv2d, nn.Linear)")
     show = args.verbose or bool(args.only)
+    if args.self_check:
+        import torch
+        opinfo_convert.set_target(torch)
 
     def progress(r):
         if show:
@@ -1127,6 +1146,11 @@ def main(argv=None):
         print(f"interrupted: the {sum(len(s.results) for s in sweeps)} entries that finished are in "
               f"{partial.relative_to(REPO_ROOT)}; {EXPECTED.name} is unchanged", file=sys.stderr)
         return 130
+    if args.self_check:
+        for r in (r for s in sweeps for r in s.results if r.status == "fail"):
+            print(f"{r.name}: fails {r.stage}: {r.cause}")
+        print("self-check, PyTorch against itself: " + summary_line(sweeps))
+        return 1 if any(r.status == "fail" for s in sweeps for r in s.results) else 0
     expected = load_expected()
     complete = not args.only
     if args.update:

@@ -32,10 +32,14 @@ def test_expected_file_is_sorted_and_well_formed():
 
 
 @pytest.fixture(scope="module")
-def sweeps():
+def dbs():
     pytest.importorskip("torch")
     pytest.importorskip("expecttest")       # what torch.testing._internal needs
-    dbs = opinfo_sweep.databases()
+    return opinfo_sweep.databases()
+
+
+@pytest.fixture(scope="module")
+def sweeps(dbs):
     runs = {db: opinfo_sweep.sweep(db, dbs[db]) for db in opinfo_sweep.DATABASES}
     opinfo_sweep.write_results(list(runs.values()))
     return runs
@@ -95,3 +99,19 @@ def test_a_stream_difference_names_the_first_differing_call():
         opinfo_sweep.compare_streams(expected, other, "function")
     with pytest.raises(opinfo_sweep.Mismatch, match=r"1 calls, expected 2 \(missing aten.sum.default"):
         opinfo_sweep.compare_streams(expected, expected[:1], "function")
+
+
+@pytest.mark.torch
+def test_the_harness_passes_pytorch_against_itself(dbs):
+    """Every 20th entry of each database with PyTorch in minigrad's place: all must pass
+    every stage, so what fails against minigrad is minigrad's (``--self-check`` runs all)."""
+    import torch
+    import opinfo_convert
+    opinfo_convert.set_target(torch)
+    try:
+        runs = [opinfo_sweep.sweep(db, dbs[db][::20]) for db in opinfo_sweep.DATABASES]
+    finally:
+        opinfo_convert.set_target(opinfo_convert.minigrad)
+    failing = [f"{r.name}: {r.stage}: {r.cause}" for run in runs for r in run.results if r.status == "fail"]
+    assert sum(len(run.results) for run in runs) > 35
+    assert not failing, "the harness fails PyTorch against itself:\n" + "\n".join(failing)
