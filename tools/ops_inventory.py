@@ -157,7 +157,7 @@ def _code_uses(fn):
                 value = fn.__globals__.get(ins.argval)
                 chain = [value.__name__] if isinstance(value, types.ModuleType) and \
                     value.__name__.split(".")[0] == "torch" else None
-            elif ins.opname in ("LOAD_FAST", "LOAD_DEREF"):
+            elif ins.opname.startswith(("LOAD_FAST", "LOAD_DEREF")):   # LOAD_FAST_LOAD_FAST too (3.13)
                 chain = ["torch.Tensor"]
             elif ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and chain is not None:
                 if chain == ["torch.Tensor"] and not hasattr(torch.Tensor, ins.argval):
