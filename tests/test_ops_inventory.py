@@ -16,6 +16,8 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 TOOL = REPO_ROOT / "tools" / "ops_inventory.py"
+# one xdist worker for the sweep and docs/ops.md's check: PyTorch's databases are imported once
+pytestmark = pytest.mark.xdist_group("opinfo")
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,8 @@ import json
 import pytest
 
 import opinfo_sweep
+# one xdist worker for the sweep and docs/ops.md's check: PyTorch's databases are imported once
+pytestmark = pytest.mark.xdist_group("opinfo")
 
 
 def test_expected_file_is_sorted_and_well_formed():
