@@ -279,7 +279,7 @@ class Inventory:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             dbs = sweep.databases()
-        self.stages = sweep.STAGES
+        self.stages, self.families = sweep.STAGES, groups.FAMILIES
         expected = sweep.load_expected()
         calls = collections.defaultdict(list)      # torch path -> the entries that call it
         self.ops = []
@@ -416,7 +416,7 @@ def render(inv):
         lines += [f"## {title}", "", f"{len(failing)} entries; the first stage each fails at, and why.", ""]
         lines += ["| entry | family | stage | cause |" if family else "| entry | stage | cause |",
                   "|---|---|---|---|" if family else "|---|---|---|"]
-        for r in sorted(failing, key=lambda r: ((r.get("family") or ""), r["name"])):
+        for r in sorted(failing, key=lambda r: (inv.families.index(r.get("family", "modules")), r["name"])):
             cells = [f"`{r['name']}`"] + ([r["family"]] if family else []) + [r["stage"], _cell(r["cause"])]
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")

@@ -253,7 +253,7 @@ def compare(expected, actual, where, tolerances, by_value=True, stage="values", 
                 raise Mismatch(stage, f"{where}: {difference}")
         return
     if isinstance(expected, torch.Size):
-        if tuple(actual) != tuple(expected) if isinstance(actual, (tuple, list)) else True:
+        if not isinstance(actual, tuple) or tuple(actual) != tuple(expected):
             raise Mismatch(stage, f"{where}: expected torch.Size({list(expected)}), got {actual!r}")
         return
     if isinstance(expected, (tuple, list)):
@@ -988,7 +988,7 @@ def _generators_kept():
 def summary_line(sweeps):
     """``OpInfo: V/N entries pass values, G/N gradients, S/N the aten stream; module_db: ...``"""
     parts = []
-    for sweep_ in sweeps:
+    for sweep_ in (s for s in sweeps if s.results):
         c = sweep_.counts()
         n = c["entries"]
         label = "OpInfo" if sweep_.database == "op_db" else "module_db"
