@@ -41,15 +41,16 @@ __all__ = ["DEPRECATED", "FAMILIES", "KEPT_THOUGH_DEPRECATED", "REASONS", "compl
 
 REASONS = {
     "devices": "devices: exists for an accelerator (CUDA, MPS, XPU, ...); minigrad runs on the CPU only",
-    "torchscript": "TorchScript internals: C++ bindings of the TorchScript compiler and runtime, "
-                   "which eager Python code does not compute with",
+    "torchscript": "TorchScript internals: C++ bindings of the TorchScript compiler and runtime (its IR, "
+                   "types and script objects, and the dispatcher keys and file reader they use), which "
+                   "eager Python code does not compute with",
     "quantized": "quantized: quantized tensors and the sub-byte, bit and float8/float4 storage dtypes "
                  "kept for quantized and low-precision kernels",
     "sparse": "sparse storage: sparse layouts need a storage model minigrad (dense numpy arrays) "
               "does not have",
     "nested": "nested storage: nested (jagged) tensors need a storage model minigrad (dense numpy "
               "arrays) does not have",
-    "named": "named tensors: dimension names (a prototype PyTorch never finished) are not modelled",
+    "named": "named tensors: dimension names (a prototype feature, PyTorch's docs say) are not modelled",
     "complex": "complex: the result is complex-valued; minigrad has no complex dtypes, so no "
                "complex-valued results or autograd",
     "deprecated": "deprecated: PyTorch's docs say so",
