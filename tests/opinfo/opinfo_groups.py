@@ -14,7 +14,8 @@ and :func:`left_out_reason` apply them.
   the sub-byte, bit and float8/float4 dtypes kept for quantized and low-precision kernels;
 - ``sparse`` and ``nested``: sparse layouts and nested (jagged) tensors, which need a
   storage model minigrad's dense numpy arrays do not have;
-- ``named tensors``: dimension names (``Tensor.names``, ``refine_names``, ``align_to``);
+- ``named tensors``: dimension names (``Tensor.names``, ``refine_names``, ``align_to``; the
+  installed PyTorch 2.13 no longer has them, the rule stays for older ones);
 - ``complex``: complex dtypes and what only makes sense with them (``view_as_complex``,
   ``polar``, ``Tensor.imag``), and OpInfo entries whose result on float32 samples is
   complex (``fft.fft``, ``linalg.eig``; the sweep applies that rule,
@@ -50,7 +51,7 @@ REASONS = {
               "does not have",
     "nested": "nested storage: nested (jagged) tensors need a storage model minigrad (dense numpy "
               "arrays) does not have",
-    "named": "named tensors: dimension names (a prototype feature, PyTorch's docs say) are not modelled",
+    "named": "named tensors: dimension names are not modelled",   # torch 2.13 has none of these names left
     "complex": "complex: the result is complex-valued; minigrad has no complex dtypes, so no "
                "complex-valued results or autograd",
     "deprecated": "deprecated: PyTorch's docs say so",
