@@ -6,9 +6,9 @@ and every other ``torch`` import resolve to minigrad's modules; real PyTorch is 
 imported. The script runs as ``python SCRIPT.py ARGS...`` would: as ``__main__``, with
 ``sys.argv == ["SCRIPT.py", *ARGS]``, its directory first on ``sys.path``, Python's
 traceback on an uncaught exception (the script's frames only) and the same exit status;
-Ctrl-C shows the script's frames and ends the process by SIGINT, as ``python`` does. A SCRIPT that cannot be
-opened (no such file, a folder without ``__main__.py``) fails as ``python`` fails: its
-message, exit status 2 (1 for the folder), nothing run.
+Ctrl-C shows the script's frames and ends the process by SIGINT, as ``python`` does.
+A SCRIPT that cannot be opened (no such file, a folder without ``__main__.py``) fails as
+``python`` fails: its message, exit status 2 (1 for the folder), nothing run.
 
 A PyTorch API that minigrad does not have yet fails with an error naming it, e.g.::
 
