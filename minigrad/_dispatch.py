@@ -216,9 +216,9 @@ def _result_dtype_fix(out, tensors):
 def _kernel(op, tensors, attrs):
     """The numpy forward of one op: its output Tensors (a tuple), with no graph."""
     # One pass over the inputs: the arrays to compute on (a wrapped number as its Python
-    # scalar) and whether one is float16. (One loop instead of generator expressions
-    # saves ~1 us of the ~10 us an op costs.)
-    arrays, half = [], False
+    # scalar) and whether one is float16 or bfloat16. (One loop instead of generator
+    # expressions saves ~1 us of the ~10 us an op costs.)
+    arrays, low = [], False
     for t in tensors:
         scalar = t._python_scalar
         if scalar is not None:
@@ -226,12 +226,12 @@ def _kernel(op, tensors, attrs):
             continue
         array = t._array
         arrays.append(array)
-        if array.dtype.char == "e":         # float16
-            half = True
-    half = half and not op.view and not op.casts
-    if half:        # PyTorch's CPU float16: compute in float32, round the result
-        arrays = [a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == np.float16 else a
-                  for a in arrays]
+        if array.dtype.char in _LOW_PRECISION:
+            low = True
+    low = low and not op.view and not op.casts
+    if low:         # PyTorch's CPU float16 and bfloat16: compute in float32, round the result
+        arrays = [a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype.char in _LOW_PRECISION
+                  else a for a in arrays]
     try:
         raw = op.forward(*arrays, **attrs)
     except ValueError:
@@ -249,13 +249,30 @@ def _kernel(op, tensors, attrs):
             raw = _result_dtype_fix(raw, tensors)
         outputs = (wrap(raw),)
 
-    if half and not any(t._python_scalar is None and t._array.dtype in (np.float32, np.float64)
-                        for t in tensors):
-        for out in outputs:         # float16 with no wider float input stays float16
-            if out._array.dtype.kind == "f":
-                with np.errstate(over="ignore"):
-                    out._array = out._array.astype(np.float16)
+    if low:
+        _round_to_low_precision(outputs, tensors)
     return outputs
+
+
+# numpy's type characters of float16 ("e") and ml_dtypes' bfloat16 ("E")
+_LOW_PRECISION = "eE"
+
+
+def _round_to_low_precision(outputs, tensors):
+    """Round the float32 results of an op on float16 or bfloat16 inputs to that dtype,
+    when every floating tensor input had it; a float32 or float64 input, or float16 with
+    bfloat16, promotes the result to float32 and beyond, as in PyTorch."""
+    floating = {t._array.dtype for t in tensors
+                if t._python_scalar is None and t._array.dtype.char in "efdE"}
+    if len(floating) != 1:
+        return
+    low = floating.pop()
+    if low.char not in _LOW_PRECISION:
+        return
+    for out in outputs:
+        if out._array.dtype.kind == "f":
+            with np.errstate(over="ignore"):
+                out._array = out._array.astype(low)
 
 
 def apply_op(op, tensors, attrs=None):
@@ -314,7 +331,7 @@ def _record(op, tensors, attrs, outputs):
     metadata = node._input_metadata
     for i, out in enumerate(outputs):
         array = out._array
-        if array.dtype.kind == "f":
+        if array.dtype.kind == "f" or array.dtype.char == "E":     # (bfloat16's kind is "V")
             out._requires_grad = True
             out._grad_fn = node
             out._output_nr = i
