@@ -55,7 +55,10 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
     if isinstance(data, Tensor):
         data = data._array
     np_dtype = dtypes.to_numpy_dtype(dtype)
-    arr = np.array(data, dtype=np_dtype)
+    if np_dtype is not None and np_dtype.char in "eE":     # through float32, as PyTorch converts
+        arr = np.array(data, dtype=np.float32).astype(np_dtype)
+    else:
+        arr = np.array(data, dtype=np_dtype)
     if np_dtype is None:
         if arr.dtype.kind == "f":
             # a numpy array or scalar keeps float64/float16; Python floats become float32

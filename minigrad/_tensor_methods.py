@@ -101,7 +101,7 @@ class _TensorMethods:
         return -1
 
     def is_floating_point(self):
-        return self._array.dtype.kind == "f"
+        return dtypes.is_floating(self._array.dtype)
 
     def numpy(self, *, force=False):
         """``Tensor.numpy()``: the numpy array itself (shared memory). As in PyTorch it is
@@ -110,6 +110,8 @@ class _TensorMethods:
         if self.requires_grad and grad_mode.is_grad_enabled() and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
+        if self._array.dtype == dtypes.bfloat16.np:     # numpy itself has no bfloat16
+            raise TypeError("Got unsupported ScalarType BFloat16")
         return self._array
 
     def __array__(self, dtype=None, copy=None):
@@ -298,6 +300,7 @@ class _TensorMethods:
         _device.check_device("cuda")
 
     def half(self): return self.to(dtypes.float16)
+    def bfloat16(self): return self.to(dtypes.bfloat16)
     def float(self): return self.to(dtypes.float32)
     def double(self): return self.to(dtypes.float64)
     def long(self): return self.to(dtypes.int64)
