@@ -6,14 +6,14 @@ trace (docs/differences.md lists the few deliberate differences). Start with the
 """
 from . import dtypes, return_types  # noqa: F401 (submodules of the namespace, kept out of __all__)
 from ._device import device
-from .dtypes import (bool_ as bool, double, dtype, float, float16, float32, float64, get_default_dtype,
-                     half, int, int32, int64, long)
+from .dtypes import (bfloat16, bool_ as bool, double, dtype, finfo, float, float16, float32, float64,
+                     get_default_dtype, half, iinfo, int, int32, int64, long)
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
 from ._tensor import Tensor
 from ._tensor_methods import Size
 from ._format import set_printoptions
-from ._legacy import BoolTensor, DoubleTensor, FloatTensor, HalfTensor, LongTensor
+from ._legacy import BFloat16Tensor, BoolTensor, DoubleTensor, FloatTensor, HalfTensor, LongTensor
 from ._creation import (abs, add, all, allclose, any, arange, argmax, as_tensor, cat, chunk, clamp, clip,
                         clone, cos, detach, div, empty, equal, exp, eye, flatten, from_numpy, full, full_like,
                         gather, get_rng_state, index_add, is_tensor, isfinite, isinf, isnan, linspace, log,
@@ -29,12 +29,12 @@ from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enab
 
 # The torch namespace minigrad mirrors (module objects such as nn, autograd aside).
 __all__ = [
-    "abs", "add", "all", "allclose", "any", "arange", "argmax", "as_tensor", "bool",
-    "BoolTensor", "cat", "chunk", "clamp", "clip", "clone", "cos", "detach", "device", "div",
-    "double", "DoubleTensor", "dtype", "empty", "enable_grad", "equal", "exp", "eye", "flatten",
+    "abs", "add", "all", "allclose", "any", "arange", "argmax", "as_tensor", "bfloat16", "BFloat16Tensor",
+    "bool", "BoolTensor", "cat", "chunk", "clamp", "clip", "clone", "cos", "detach", "device", "div",
+    "double", "DoubleTensor", "dtype", "empty", "enable_grad", "equal", "exp", "eye", "finfo", "flatten",
     "float", "float16", "float32", "float64", "FloatTensor", "from_numpy", "full", "full_like",
-    "gather", "get_default_dtype", "get_rng_state", "half", "HalfTensor", "index_add", "inference_mode",
-    "int", "int32", "int64", "is_anomaly_check_nan_enabled", "is_anomaly_enabled",
+    "gather", "get_default_dtype", "get_rng_state", "half", "HalfTensor", "iinfo", "index_add",
+    "inference_mode", "int", "int32", "int64", "is_anomaly_check_nan_enabled", "is_anomaly_enabled",
     "is_grad_enabled", "is_inference_mode_enabled", "is_tensor",
     "isfinite", "isinf", "isnan", "linspace", "load", "log", "log_softmax", "long",
     "LongTensor", "manual_seed", "masked_fill", "matmul", "max", "maximum", "mean", "min", "mm",

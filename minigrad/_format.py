@@ -149,6 +149,8 @@ def _add_suffixes(text, suffixes, indent):
 def tensor_repr(t):
     """``repr(tensor)``: ``tensor(<values>, <suffixes>)``."""
     array = t._array
+    if array.dtype.char == "E":     # bfloat16: its values are float32 values (numpy's formatting needs one)
+        array = array.astype(np.float32)
     prefix = "tensor("
     indent = len(prefix)
     dtype_name = t.dtype.name

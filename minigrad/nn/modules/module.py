@@ -32,8 +32,8 @@ import weakref
 from collections import OrderedDict as _OrderedDict, namedtuple as _namedtuple
 from collections.abc import Mapping as _Mapping
 
-import numpy as np
 
+from ... import dtypes as _dtypes
 from ..._tensor import Tensor as _Tensor
 from ...grad_mode import no_grad as _no_grad
 from ...utils._grads import zero_grads as _zero_grads
@@ -514,14 +514,25 @@ class Module:
                 dtype = a
         if dtype is None:
             return self     # "cpu": nothing to move
-        np_dtype = dtypes.to_numpy_dtype(dtype)
-        return self._apply(lambda a: a.astype(np_dtype) if a.dtype.kind == "f" else a)
+        return self._cast_floating(dtype)
+
+    def _cast_floating(self, dtype):
+        """Convert the floating parameters and buffers to ``dtype`` (integer buffers such
+        as ``num_batches_tracked`` keep theirs)."""
+        np_dtype = _dtypes.to_numpy_dtype(dtype)
+        return self._apply(lambda a: a.astype(np_dtype) if _dtypes.is_floating(a.dtype) else a)
 
     def double(self):
-        return self._apply(lambda a: a.astype(np.float64) if a.dtype.kind == "f" else a)
+        return self._cast_floating(_dtypes.float64)
 
     def float(self):
-        return self._apply(lambda a: a.astype(np.float32) if a.dtype.kind == "f" else a)
+        return self._cast_floating(_dtypes.float32)
+
+    def half(self):
+        return self._cast_floating(_dtypes.float16)
+
+    def bfloat16(self):
+        return self._cast_floating(_dtypes.bfloat16)
 
     def cpu(self):
         return self
