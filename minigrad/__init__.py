@@ -57,6 +57,6 @@ from .torch_version import __version__ as __version__
 def __getattr__(name):
     # nn, optim and the lazily imported parts are loaded on first use, as in PyTorch.
     import importlib
-    if name in ("nn", "optim", "viz", "data"):
+    if name in ("nn", "optim", "viz", "data", "jit", "futures", "amp", "cpu"):
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'minigrad' has no attribute '{name}'")

@@ -51,7 +51,8 @@ def test_autograd_through_bfloat16():
 
 def test_module_casts_and_numpy_refusal():
     lin = nn.Linear(2, 2).bfloat16()
-    assert lin.weight.dtype is torch.bfloat16 and lin(torch.ones(1, 2, dtype=torch.bfloat16)).dtype is torch.bfloat16
+    assert lin.weight.dtype is torch.bfloat16
+    assert lin(torch.ones(1, 2, dtype=torch.bfloat16)).dtype is torch.bfloat16
     assert lin.float().weight.dtype is torch.float32 and lin.half().weight.dtype is torch.float16
     bn = nn.BatchNorm1d(2).bfloat16()
     assert bn.running_mean.dtype is torch.bfloat16 and bn.num_batches_tracked.dtype is torch.int64
