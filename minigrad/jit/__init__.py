@@ -15,18 +15,19 @@ import enum
 import functools
 import typing
 import warnings
-from collections import namedtuple
+from collections import namedtuple as _namedtuple
 
 from ..futures import Future, _completed
 
-__all__ = ["Attribute", "Error", "Final", "Future", "ScriptFunction", "ScriptModule", "ScriptWarning",
+__all__ = ["Attribute", "Error", "Final", "FunctionModifiers", "Future", "RecursiveScriptModule",
+           "ScriptFunction", "ScriptModule", "ScriptWarning",
            "TracerWarning", "annotate", "export", "fork", "ignore", "interface", "is_scripting",
            "is_tracing", "isinstance", "load", "optimized_execution", "save", "script",
            "script_if_tracing", "script_method", "trace", "trace_module", "unused", "wait", "freeze",
            "optimize_for_inference"]
 
 Final = typing.Final
-Attribute = namedtuple("Attribute", ["value", "type"])
+Attribute = _namedtuple("Attribute", ["value", "type"])
 
 
 class Error(Exception):
