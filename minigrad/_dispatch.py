@@ -7,7 +7,7 @@ saved values.
 """
 import numpy as np
 
-from . import _tensor_class, grad_mode
+from . import _meta, _tensor_class, grad_mode
 from .autograd import op_hooks
 from .autograd.graph import Node, SavedTensor, gradient_edge
 from .utils import _python_dispatch
@@ -237,14 +237,16 @@ def _kernel(op, tensors, attrs):
     except ValueError:
         _check_broadcastable(tensors)       # numpy's broadcast error names no tensor; PyTorch's does
         raise
+    except _meta.MetaComputation:           # a meta input has no data: shapes and dtypes only
+        return _meta.run_on_meta(op, tensors, attrs, _kernel)
     wrap = _tensor_class.Tensor._wrap
     if op.casts:
         outputs = (wrap(raw),)
     elif op.multi_output:
         outputs = tuple(wrap(_result_dtype_fix(np.asarray(r), tensors)) for r in raw)
     else:
-        if type(raw) is not np.ndarray:     # a numpy scalar, from a full reduction
-            raw = np.asarray(raw)
+        if type(raw) is not np.ndarray:     # a numpy scalar, from a full reduction (or a meta
+            raw = raw if type(raw) is _meta.MetaArray else np.asarray(raw)    # array: np.zeros_like)
         if raw.dtype.char == "d":
             raw = _result_dtype_fix(raw, tensors)
         outputs = (wrap(raw),)
