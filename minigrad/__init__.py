@@ -5,7 +5,7 @@ trace (docs/differences.md lists the few deliberate differences). Start with the
 ``lessons/``; the engine is ``minigrad/autograd/engine.py``.
 """
 from . import dtypes, return_types  # noqa: F401 (submodules of the namespace, kept out of __all__)
-from ._device import device
+from ._device import device, get_default_device, set_default_device
 from .dtypes import (bfloat16, bool_ as bool, double, dtype, finfo, float, float16, float32, float64,
                      get_default_dtype, half, iinfo, int, int32, int64, long)
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
@@ -33,14 +33,15 @@ __all__ = [
     "bool", "BoolTensor", "cat", "chunk", "clamp", "clip", "clone", "cos", "detach", "device", "div",
     "double", "DoubleTensor", "dtype", "empty", "enable_grad", "equal", "exp", "eye", "finfo", "flatten",
     "float", "float16", "float32", "float64", "FloatTensor", "from_numpy", "full", "full_like",
-    "gather", "get_default_dtype", "get_rng_state", "half", "HalfTensor", "iinfo", "index_add",
-    "inference_mode", "int", "int32", "int64", "is_anomaly_check_nan_enabled", "is_anomaly_enabled",
-    "is_grad_enabled", "is_inference_mode_enabled", "is_tensor",
+    "gather", "get_default_device", "get_default_dtype", "get_rng_state", "half", "HalfTensor", "iinfo",
+    "index_add", "inference_mode", "int", "int32", "int64", "is_anomaly_check_nan_enabled",
+    "is_anomaly_enabled", "is_grad_enabled", "is_inference_mode_enabled", "is_tensor",
     "isfinite", "isinf", "isnan", "linspace", "load", "log", "log_softmax", "long",
     "LongTensor", "manual_seed", "masked_fill", "matmul", "max", "maximum", "mean", "min", "mm",
     "mul", "neg", "no_grad", "numel", "ones", "ones_like", "permute", "pow", "prod", "rand",
     "randint", "randn", "randperm", "ravel", "reciprocal", "relu", "reshape", "round", "save",
-    "set_anomaly_enabled", "set_grad_enabled", "set_printoptions", "set_rng_state", "sigmoid", "sign",
+    "set_anomaly_enabled", "set_default_device", "set_grad_enabled", "set_printoptions", "set_rng_state",
+    "sigmoid", "sign",
     "sin", "Size",
     "softmax", "sort", "split", "sqrt", "squeeze", "stack", "std", "std_mean", "sub", "sum", "t",
     "tanh", "Tensor", "tensor", "topk", "transpose", "tril", "triu", "unbind", "unsqueeze", "var",

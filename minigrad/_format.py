@@ -155,7 +155,12 @@ def tensor_repr(t):
     indent = len(prefix)
     dtype_name = t.dtype.name
     suffixes = []
-    if array.size == 0:
+    if t.is_meta:       # no values: the device and the size, and any dtype but the default
+        body = "..."
+        suffixes += ["device='meta'", f"size={tuple(array.shape)}"]
+        if dtype_name != "float32":
+            suffixes.append(f"dtype={t.dtype!r}")
+    elif array.size == 0:
         body = "[]"
         if array.ndim != 1:
             suffixes.append(f"size={tuple(array.shape)}")

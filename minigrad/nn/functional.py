@@ -909,6 +909,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         _check_channels(name, t, channels)
 
     x = input._array
+    if input.is_meta:       # no data: statistics of zeros, of the right shapes (the op's result is meta)
+        x = np.zeros(x.shape, x.dtype)
     dtype = x.dtype
     wide = np.float64 if dtype.kind == "f" else dtype      # statistics in double precision
     _, dims = _bn_shape(x.ndim)
@@ -916,7 +918,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         mean = x.mean(axis=dims, dtype=wide)
         var = ((x.astype(wide) - mean.reshape(_bn_shape(x.ndim)[0])) ** 2).mean(axis=dims)
         invstd = 1.0 / np.sqrt(var + eps)
-        if running_mean is not None or running_var is not None:
+        if (running_mean is not None or running_var is not None) and not input.is_meta:
             n = x.size // channels
             if running_mean is not None:
                 rm = running_mean._array
