@@ -8,9 +8,7 @@ the batch's own statistics (updating the running ones); in evaluation mode it us
 running statistics, unless there are none (``track_running_stats=False``), in which
 case the batch statistics are used in both modes.
 """
-import numpy as np
-
-from ..._tensor import Tensor as _Tensor
+from ... import _creation, dtypes as _dtypes
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter as _Parameter
@@ -27,27 +25,27 @@ class _BatchNorm(_Module):
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
                  device=None, dtype=None, *, bias=True):
+        factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
-        from ... import dtypes
-        np_dtype = np.float32 if dtype is None else dtypes.to_numpy_dtype(dtype)
         self.num_features = num_features
         self.eps = eps
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
         if affine:
-            self.weight = _Parameter(_Tensor._wrap(np.empty(num_features, dtype=np_dtype)))
+            self.weight = _Parameter(_creation.empty(num_features, **factory_kwargs))
             if bias:
-                self.bias = _Parameter(_Tensor._wrap(np.empty(num_features, dtype=np_dtype)))
+                self.bias = _Parameter(_creation.empty(num_features, **factory_kwargs))
             else:
                 self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
         if track_running_stats:
-            self.register_buffer("running_mean", _Tensor._wrap(np.zeros(num_features, dtype=np_dtype)))
-            self.register_buffer("running_var", _Tensor._wrap(np.ones(num_features, dtype=np_dtype)))
-            self.register_buffer("num_batches_tracked", _Tensor._wrap(np.array(0, dtype=np.int64)))
+            self.register_buffer("running_mean", _creation.zeros(num_features, **factory_kwargs))
+            self.register_buffer("running_var", _creation.ones(num_features, **factory_kwargs))
+            self.register_buffer("num_batches_tracked",
+                                 _creation.tensor(0, dtype=_dtypes.long, device=device))
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
