@@ -11,10 +11,12 @@ case the batch statistics are used in both modes.
 from ... import _creation, dtypes as _dtypes
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter as _Parameter
+from ..parameter import (Parameter as _Parameter, UninitializedBuffer as _UninitializedBuffer,
+                         UninitializedParameter as _UninitializedParameter)
+from .lazy import LazyModuleMixin as _LazyModuleMixin
 from .module import Module as _Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "LazyBatchNorm1d", "LazyBatchNorm2d"]
 
 
 class _BatchNorm(_Module):
@@ -117,3 +119,50 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input):
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class _LazyNormBase(_LazyModuleMixin, _BatchNorm):
+    """A batch norm whose ``num_features`` comes from its first input (dim 1): weight, bias
+    and running statistics start as placeholders (PyTorch's ``_LazyNormBase``)."""
+
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
+                 dtype=None):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__(0, eps, momentum, False, False, **factory_kwargs)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if self.affine:
+            self.weight = _UninitializedParameter(**factory_kwargs)
+            self.bias = _UninitializedParameter(**factory_kwargs)
+        if self.track_running_stats:
+            self.running_mean = _UninitializedBuffer(**factory_kwargs)
+            self.running_var = _UninitializedBuffer(**factory_kwargs)
+            self.num_batches_tracked = _creation.tensor(0, dtype=_dtypes.long, device=device)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            if self.affine:
+                self.weight.materialize((self.num_features,))
+                if self.bias is not None:
+                    self.bias.materialize((self.num_features,))
+            if self.track_running_stats:
+                self.running_mean.materialize((self.num_features,))
+                self.running_var.materialize((self.num_features,))
+            self.reset_parameters()
+
+
+class LazyBatchNorm1d(_LazyNormBase, BatchNorm1d):
+    """``nn.LazyBatchNorm1d()``: becomes a ``BatchNorm1d`` on its first input."""
+
+    cls_to_become = BatchNorm1d
+
+
+class LazyBatchNorm2d(_LazyNormBase, BatchNorm2d):
+    """``nn.LazyBatchNorm2d()``: becomes a ``BatchNorm2d`` on its first input."""
+
+    cls_to_become = BatchNorm2d

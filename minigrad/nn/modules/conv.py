@@ -4,11 +4,12 @@ import math
 from ... import _creation
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter as _Parameter
+from ..parameter import Parameter as _Parameter, UninitializedParameter as _UninitializedParameter
+from .lazy import LazyModuleMixin as _LazyModuleMixin
 from .module import Module as _Module
 from .utils import _pair
 
-__all__ = ["Conv2d"]
+__all__ = ["Conv2d", "LazyConv2d"]
 
 
 class Conv2d(_Module):
@@ -63,3 +64,40 @@ class Conv2d(_Module):
         if self.bias is None:
             s += ", bias=False"
         return s.format(**self.__dict__)
+
+
+class LazyConv2d(_LazyModuleMixin, Conv2d):
+    """``nn.LazyConv2d(out_channels, kernel_size, ...)``: a ``Conv2d`` whose ``in_channels``
+    comes from its first input (dim 1, or 0 unbatched); it becomes a ``Conv2d`` then."""
+
+    cls_to_become = Conv2d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode,
+                         **factory_kwargs)
+        self.weight = _UninitializedParameter(**factory_kwargs)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = _UninitializedParameter(**factory_kwargs)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def _get_in_channels(self, input):
+        if input.dim() not in (3, 4):
+            raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to {self.__class__.__name__}, "
+                               f"but got input of size: {input.shape}")
+        return input.shape[1] if input.dim() == 4 else input.shape[0]
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        if self.has_uninitialized_params():
+            self.in_channels = self._get_in_channels(input)
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            self.weight.materialize((self.out_channels, self.in_channels // self.groups, *self.kernel_size))
+            if self.bias is not None:
+                self.bias.materialize((self.out_channels,))
+            self.reset_parameters()

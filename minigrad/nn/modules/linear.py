@@ -2,12 +2,14 @@
 import math
 
 from ... import _creation
+from ...grad_mode import no_grad as _no_grad
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter as _Parameter
+from ..parameter import Parameter as _Parameter, UninitializedParameter as _UninitializedParameter
+from .lazy import LazyModuleMixin as _LazyModuleMixin
 from .module import Module as _Module
 
-__all__ = ["Identity", "Linear"]
+__all__ = ["Identity", "Linear", "LazyLinear"]
 
 
 class Identity(_Module):
@@ -58,3 +60,36 @@ class Linear(_Module):
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+class LazyLinear(_LazyModuleMixin, Linear):
+    """``nn.LazyLinear(out_features, bias=True)``: a ``Linear`` whose ``in_features`` is the
+    last dimension of its first input; it becomes a ``Linear`` then (``nn/modules/lazy.py``)."""
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__(0, 0, False)
+        self.weight = _UninitializedParameter(**factory_kwargs)
+        self.out_features = out_features
+        if bias:
+            self.bias = _UninitializedParameter(**factory_kwargs)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            with _no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()
+        if self.in_features == 0:       # materialised by load_state_dict: take the size from there
+            if input.shape[-1] != self.weight.shape[-1]:
+                raise AssertionError(f"The in_features inferred from input: {input.shape[-1]} is not equal "
+                                     f"to in_features from self.weight: {self.weight.shape[-1]}")
+            self.in_features = input.shape[-1]
