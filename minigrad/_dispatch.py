@@ -8,6 +8,7 @@ saved values.
 import numpy as np
 
 from . import _meta, _tensor_class, grad_mode
+from .amp import autocast_mode
 from .autograd import op_hooks
 from .autograd.graph import Node, SavedTensor, gradient_edge
 from .utils import _python_dispatch
@@ -284,6 +285,8 @@ def apply_op(op, tensors, attrs=None):
         attrs = {}
     if op_hooks._op_forward_pre_hooks:
         tensors = op_hooks.run_op_forward_pre_hooks(op.name, tensors)
+    if autocast_mode._active:           # inside torch.autocast("cpu"): the op's policy casts its inputs
+        tensors = autocast_mode.cast_inputs(op, tensors)
     if _python_dispatch._mode_stack:    # a TorchDispatchMode runs instead of the kernel
         outputs = _python_dispatch.dispatch(op, tensors, attrs, _kernel)
     else:
