@@ -17,6 +17,7 @@ import numpy as np
 from . import _device, dtypes, grad_mode, return_types
 from . import _ops as ops
 from ._dispatch import apply_op
+from .amp import autocast_mode
 from ._format import tensor_repr
 from ._meta import NO_DATA, MetaArray
 from ._tensor import Tensor
@@ -620,6 +621,8 @@ class _TensorMethods:
         ``mm``, ``dot``, ``mv``; a vector on the left is unsqueezed and squeezed back; a
         batch on the left of a matrix is folded into one ``mm``."""
         other = _as_tensor(other, "matmul")
+        if autocast_mode._active:       # autocast casts matmul's inputs, before it decomposes
+            self, other = autocast_mode.cast_function_inputs("matmul", self, other)
         a, b = self._array.ndim, other._array.ndim
         if a == 2 and b == 2:
             if self._array.shape[1] != other._array.shape[0]:
