@@ -24,25 +24,32 @@ from ._creation import (abs, add, all, allclose, any, arange, argmax, as_tensor,
                         transpose, tril, triu, unbind, unsqueeze, var, var_mean, where, zeros, zeros_like)
 from .serialization import load, save
 from ._ops import is_exact_float32_math, set_exact_float32_math
-from . import autograd, cuda, utils  # noqa: F401 (the same)
+from . import amp, autograd, cuda, utils  # noqa: F401 (the same)
+from .amp.autocast_mode import (autocast, autocast_decrement_nesting, autocast_increment_nesting,
+                                clear_autocast_cache, get_autocast_cpu_dtype, get_autocast_dtype,
+                                is_autocast_cache_enabled, is_autocast_cpu_enabled, is_autocast_enabled,
+                                set_autocast_cache_enabled, set_autocast_cpu_dtype, set_autocast_cpu_enabled,
+                                set_autocast_dtype, set_autocast_enabled)
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 
 # The torch namespace minigrad mirrors (module objects such as nn, autograd aside).
 __all__ = [
-    "abs", "add", "all", "allclose", "any", "arange", "argmax", "as_tensor", "bfloat16", "BFloat16Tensor",
-    "bool", "BoolTensor", "cat", "chunk", "clamp", "clip", "clone", "cos", "detach", "device", "div",
-    "double", "DoubleTensor", "dtype", "empty", "enable_grad", "equal", "exp", "eye", "finfo", "flatten",
-    "float", "float16", "float32", "float64", "FloatTensor", "from_numpy", "full", "full_like",
-    "gather", "get_default_device", "get_default_dtype", "get_rng_state", "half", "HalfTensor", "iinfo",
-    "index_add", "inference_mode", "int", "int32", "int64", "is_anomaly_check_nan_enabled",
-    "is_anomaly_enabled", "is_grad_enabled", "is_inference_mode_enabled", "is_tensor",
-    "isfinite", "isinf", "isnan", "linspace", "load", "log", "log_softmax", "long",
-    "LongTensor", "manual_seed", "masked_fill", "matmul", "max", "maximum", "mean", "min", "mm",
-    "mul", "neg", "no_grad", "numel", "ones", "ones_like", "permute", "pow", "prod", "rand",
-    "randint", "randn", "randperm", "ravel", "reciprocal", "relu", "reshape", "round", "save",
-    "set_anomaly_enabled", "set_default_device", "set_grad_enabled", "set_printoptions", "set_rng_state",
-    "sigmoid", "sign",
-    "sin", "Size",
+    "abs", "add", "all", "allclose", "any", "arange", "argmax", "as_tensor", "autocast",
+    "autocast_decrement_nesting", "autocast_increment_nesting", "bfloat16", "BFloat16Tensor", "bool",
+    "BoolTensor", "cat", "chunk", "clamp", "clear_autocast_cache", "clip", "clone", "cos", "detach",
+    "device", "div", "double", "DoubleTensor", "dtype", "empty", "enable_grad", "equal", "exp", "eye",
+    "finfo", "flatten", "float", "float16", "float32", "float64", "FloatTensor", "from_numpy", "full",
+    "full_like", "gather", "get_autocast_cpu_dtype", "get_autocast_dtype", "get_default_device",
+    "get_default_dtype", "get_rng_state", "half", "HalfTensor", "iinfo", "index_add", "inference_mode",
+    "int", "int32", "int64", "is_anomaly_check_nan_enabled", "is_anomaly_enabled",
+    "is_autocast_cache_enabled", "is_autocast_cpu_enabled", "is_autocast_enabled", "is_grad_enabled",
+    "is_inference_mode_enabled", "is_tensor", "isfinite", "isinf", "isnan", "linspace", "load", "log",
+    "log_softmax", "long", "LongTensor", "manual_seed", "masked_fill", "matmul", "max", "maximum",
+    "mean", "min", "mm", "mul", "neg", "no_grad", "numel", "ones", "ones_like", "permute", "pow",
+    "prod", "rand", "randint", "randn", "randperm", "ravel", "reciprocal", "relu", "reshape", "round",
+    "save", "set_anomaly_enabled", "set_autocast_cache_enabled", "set_autocast_cpu_dtype",
+    "set_autocast_cpu_enabled", "set_autocast_dtype", "set_autocast_enabled", "set_default_device",
+    "set_grad_enabled", "set_printoptions", "set_rng_state", "sigmoid", "sign", "sin", "Size",
     "softmax", "sort", "split", "sqrt", "squeeze", "stack", "std", "std_mean", "sub", "sum", "t",
     "tanh", "Tensor", "tensor", "topk", "transpose", "tril", "triu", "unbind", "unsqueeze", "var",
     "var_mean", "where", "zeros", "zeros_like",

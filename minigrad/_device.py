@@ -27,6 +27,7 @@ class device:
     equals only another device with the same type and index: ``t.device == "cpu"`` is
     False (compare ``t.device.type == "cpu"``, or with ``minigrad.device("cpu")``)."""
 
+    __module__ = "minigrad"         # prints as <class 'minigrad.device'>
     __slots__ = ("type", "index")
 
     def __init__(self, type, index=None):
