@@ -1,6 +1,7 @@
 """Shared by the tests of the lessons' exercise checks (tests/test_exercises_*.py)."""
 import ast
 import json
+import re
 from pathlib import Path
 
 
@@ -59,3 +60,53 @@ def instructor_definitions(notebook):
             if _is_definition(statement, namespace):
                 exec(compile(ast.Module([statement], []), Path(notebook).name, "exec"), namespace)
     return namespace
+
+
+# --- what a prediction's answer is, and whether a text gives it away ---------------------------
+_WORD = re.compile(r"[A-Za-z_]\w*|\d+\.?\d*")
+
+
+def _words(value) -> list:
+    """Words and numbers of a value or text, numbers as floats: "tensor([4., 4.])" and
+    [4.0, 4.0] both give 4.0, 4.0."""
+    if isinstance(value, dict):
+        return [w for key, item in value.items() for w in _words(key) + _words(item)]
+    if isinstance(value, (list, tuple)):
+        return [w for item in value for w in _words(item)]
+    return [str(float(w)) if w[0].isdigit() else w for w in _WORD.findall(str(value))]
+
+
+def reveals(answer, text: str) -> bool:
+    """Whether ``text`` shows ``answer``: its words appear in the text in the same order
+    (for a dict, each entry's words, the entries in any order)."""
+    def in_order(words):
+        it = iter(_words(text))
+        return all(word in it for word in words)
+    if isinstance(answer, dict):
+        return all(in_order(_words(key) + _words(item)) for key, item in answer.items())
+    return in_order(_words(answer))
+
+
+def prediction_answer(path: Path, exercise) -> object:
+    """The instructor solution's answer to a prediction exercise, computed by running it.
+    ``predict_chain(grad, hooks)`` predicts a rule; its answer is what the rule makes of
+    the lesson's example (hook1 doubles, hook2 adds one, both registered on a gradient of
+    1): the hooks in the order they ran, then the gradient."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    for cell in nb["cells"]:
+        source = "".join(cell["source"])
+        if cell["cell_type"] != "code" or f"def {exercise.name}(" not in source:
+            continue
+        defs = [n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)
+                and n.name == exercise.name]
+        if defs:
+            namespace = {}
+            exec(compile(ast.Module(defs, []), str(path), "exec"), namespace)
+            predict = namespace[exercise.name]
+            if not defs[0].args.args:
+                return predict()
+            ran = []
+            hooks = [lambda g: ran.append("hook1") or g * 2, lambda g: ran.append("hook2") or g + 1]
+            result = predict(1.0, hooks)
+            return [*ran, result]
+    raise AssertionError(f"{path.name}: no cell defines {exercise.name}")

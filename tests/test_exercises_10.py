@@ -31,7 +31,13 @@ def engines_count(root):
 
 
 def make_engine(order=LEVELS, fifo=False, sum_buffers=True, callbacks=True, release=True,
-                count=None, count_none=True, post_hooks_see_original=False, lifo_ties=False):
+                count=None, count_none=True, post_hooks_see_original=False, lifo_ties=False,
+                counts_dependencies=True, uses_results=("tensor", "pre", "post"),
+                calls_post_hooks_with_outputs_only=False):
+    """A right engine, or one with the mistake asked for: ``counts_dependencies=False``
+    runs a child as soon as one gradient reaches it; ``uses_results`` lists the hook
+    levels whose returned values it hands on (the others' are ignored);
+    ``calls_post_hooks_with_outputs_only`` calls ``hook(outputs)``, so a post-hook raises."""
     def run(root, grad_outputs, keep_graph):
         deps, buffers, tie = (count or SOL["count_dependencies"])(root), {}, itertools.count()
         ready = [(0 if fifo else -root._sequence_nr(), next(tie), root, grad_outputs)]
@@ -43,14 +49,14 @@ def make_engine(order=LEVELS, fifo=False, sum_buffers=True, callbacks=True, rele
                 if level == "tensor":
                     for nr, hook in engine.tensor_hooks(node):
                         result = hook(inputs[nr])
-                        if result is not None:
+                        if result is not None and "tensor" in uses_results:
                             inputs[nr] = result
                 elif level == "retain":
                     engine.store_retained_grads(node, inputs)
                 elif level == "pre":
                     for hook in engine.pre_hooks(node):
                         result = hook(tuple(inputs))
-                        if result is not None:
+                        if result is not None and "pre" in uses_results:
                             inputs = list(result)
                 elif level == "node":
                     outputs = engine.call_node(node, inputs)
@@ -59,13 +65,22 @@ def make_engine(order=LEVELS, fifo=False, sum_buffers=True, callbacks=True, rele
                         hook(node.variable)
                 elif level == "post":
                     for hook in engine.post_hooks(node):
-                        result = hook(tuple(outputs), original if post_hooks_see_original else tuple(inputs))
-                        if result is not None:
+                        if calls_post_hooks_with_outputs_only:
+                            result = hook(tuple(outputs))
+                        else:
+                            seen = original if post_hooks_see_original else tuple(inputs)
+                            result = hook(tuple(outputs), seen)
+                        if result is not None and "post" in uses_results:
                             outputs = list(result)
             if release and not keep_graph:
                 node.release_variables()
             for (child, nr), grad in zip(node.next_functions, outputs):
                 if child is None:
+                    continue
+                if not counts_dependencies:          # ready at the first gradient: wrong
+                    buffer = engine.new_input_buffer(child)
+                    buffer[nr] = grad
+                    heapq.heappush(ready, (-child._sequence_nr(), next(tie), child, buffer))
                     continue
                 buffer = buffers.setdefault(child, engine.new_input_buffer(child))
                 if grad is not None:
@@ -212,27 +227,122 @@ def test_engine_that_skips_none_gradients_in_the_count_is_caught(capsys):
     assert "decrement the child's count" in core.message
 
 
+# --- the three mistakes of issue 36: each named for what it is -------------------------------
+def _rows(result):
+    """{scenario: its failing row (the cause line, the trace line, your code's line)}."""
+    return {block.split(":", 1)[0]: block for block in result.message.split("\n  ✗ ")[1:]}
+
+
+def test_an_engine_without_dependency_counts_is_told_a_node_ran_twice(capsys):
+    wrong = make_engine(counts_dependencies=False)
+    for check in (l10.check_engine_loop, l10.check_full_engine):
+        rows = _rows(verdict(check, wrong, capsys))
+        diamond = rows["a diamond"]
+        assert diamond.startswith("a diamond: MulBackward0 ran 2 times in one pass: did it run "
+                                  "before all of its gradients had arrived?")
+        assert "input buffer" not in diamond and "decrement" not in diamond
+        # "trace line" and "your code, line" are said apart, each on its own line
+        assert "\n      trace line 8 is 'run MulBackward0' on your engine" in diamond
+        assert "\n      your code, line " in diamond
+        assert rows["a tensor used twice (x * x)"].startswith(
+            "a tensor used twice (x * x): AccumulateGrad(x) ran 2 times in one pass")
+
+
+def test_an_engine_that_ignores_what_a_pre_hook_returns_is_told_so(capsys):
+    rows = _rows(verdict(l10.check_full_engine, make_engine(uses_results=("tensor", "post")), capsys))
+    assert set(rows) == {"node pre-hooks", "a pre-hook returning (None,) (lesson 04)"}
+    for row in rows.values():
+        assert "your engine ignored what the pre-hook of MulBackward0 returned" in row
+        assert "input buffer add" not in row
+
+
+@pytest.mark.parametrize("level, says", [
+    ("tensor", "your engine ignored what a tensor hook of MulBackward0 returned"),
+    ("post", "your engine ignored what the post-hook of"),
+])
+def test_an_engine_that_ignores_other_hook_results_is_told_so(level, says, capsys):
+    kept = tuple(k for k in ("tensor", "pre", "post") if k != level)
+    result = verdict(l10.check_full_engine, make_engine(uses_results=kept), capsys)
+    assert not result and says in result.message
+
+
+def test_an_engine_whose_hook_raises_is_told_which_hook_and_how_it_is_called(capsys):
+    result = verdict(l10.check_full_engine, make_engine(calls_post_hooks_with_outputs_only=True), capsys)
+    row = _rows(result)["a node post-hook's arguments"]
+    assert row.startswith("a node post-hook's arguments: the post-hook of MulBackward0 raised TypeError")
+    assert "your engine called it with 1 argument (a tuple), minigrad's engine calls it as " \
+           "hook(grad_inputs, grad_outputs)" in row
+    assert "\n      your code, line " in row and "hook(tuple(outputs))" in row
+    # the scenario whose hook raises on purpose is no mistake: it matches
+    assert "  ✓ a hook that raises" in result.message.splitlines()
+
+
+def test_a_hook_that_raised_is_an_event_and_the_timeline_marks_it():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from minigrad.viz import format_events, hook_timeline
+
+    def scenario():
+        l10._s_node_post_hook_args([])
+    mine = l10.engine_events(scenario, make_engine(calls_post_hooks_with_outputs_only=True))
+    assert isinstance(mine.error, TypeError) and mine.where is not None
+    raised = [e for e in mine if isinstance(e.result, BaseException)]
+    assert [(e.kind, mine.name(e.node)) for e in raised] == [("post_hook", "MulBackward0")]
+    assert format_events(mine)[-1].endswith("raised TypeError")
+    ax = hook_timeline(mine, labels=mine.labels)
+    assert "raised" in [t.get_text() for t in ax.get_legend().get_texts()]
+    plt.close(ax.figure)
+    # on minigrad's engine, the hook that raises on purpose is marked too
+    real = l10.engine_events(lambda: l10._s_hook_raises([]))
+    assert [(e.kind, real.name(e.node)) for e in real if isinstance(e.result, BaseException)] == [
+        ("tensor_hook", "MulBackward0")]
+
+
+def test_the_timelines_name_the_leaves_after_their_variables():
+    def section_one_pass():
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        w = torch.tensor([3.0, -1.0], requires_grad=True)
+        y = x * w
+        x.register_post_accumulate_grad_hook(lambda p: None)
+        (y.sin() + y).sum().backward()
+    for run_backward in (None, SOL["my_run_backward"]):
+        events = l10.engine_events(section_one_pass, run_backward)
+        names = {events.name(e.node) for e in events}
+        assert {"AccumulateGrad(x)", "AccumulateGrad(w)"} <= names
+        assert sorted(events.labels.values()) == ["w", "x"]
+    # a scenario's own names beat those of the helper that made its leaves
+    events = l10.engine_events(lambda: l10._s_prehook_drops_gradient([]))
+    assert {"AccumulateGrad(a)", "AccumulateGrad(b)"} <= {events.name(e.node) for e in events}
+
+
 def test_post_hooks_that_get_the_inputs_before_the_pre_hooks_are_caught(capsys):
     result = verdict(l10.check_full_engine, make_engine(post_hooks_see_original=True), capsys)
     assert not result and "✗ node pre-hooks:" in result.message
 
 
-def test_scoreboard_lists_every_scenario_with_each_failures_first_difference(capsys):
+def test_scoreboard_lists_the_failing_scenarios_first_each_with_its_first_difference(capsys):
     result = verdict(l10.check_full_engine, make_engine(sum_buffers=False), capsys)
-    rows = result.message.splitlines()[1:]
+    rows = [row for row in result.message.splitlines()[1:] if row.startswith(("  ✓", "  ✗"))]
     assert len(rows) == len(l10.SCENARIOS)
     assert "  ✓ a chain" in rows
-    failing = [row for row in rows if row.startswith("  ✗")]
-    assert len(failing) >= 2 and all("line" in row or "trace" in row for row in failing)
+    marks = [row[2] for row in rows]
+    failing = marks.count("✗")
+    assert failing >= 2 and marks == ["✗"] * failing + ["✓"] * (len(rows) - failing)
+    assert f"the {failing} that differ come first:" in result.message.splitlines()[0]
+    # each failing row is followed by its first difference, said as a trace line
+    blocks = result.message.split("\n  ✗ ")[1:]
+    assert len(blocks) == failing
+    assert all("\n      trace line " in block or "\n      your engine's trace" in block for block in blocks)
 
 
 @pytest.mark.parametrize("order, out_of_place", [
     (("tensor", "retain", "pre", "node", "post", "post_accumulate"),
-     "post-accumulate hooks of AccumulateGrad should run next, but your engine ran node post-hooks"),
+     "post-accumulate hooks of AccumulateGrad(x) should run next, but your engine ran node post-hooks"),
     (("pre", "tensor", "retain", "node", "post_accumulate", "post"),
      "tensor hooks of MulBackward0 should run next, but your engine ran node pre-hooks"),
     (("tensor", "retain", "pre", "node", "post"),
-     "post-accumulate hooks of AccumulateGrad should run next"),
+     "post-accumulate hooks of AccumulateGrad(x) should run next"),
 ])
 def test_a_hook_order_bug_names_the_first_hook_level_out_of_place(order, out_of_place, capsys):
     result = verdict(l10.check_full_engine, make_engine(order=order), capsys)
@@ -359,7 +469,9 @@ def test_an_error_in_the_learners_engine_is_located(capsys):
         SOL["run_backward_core"](root, grad_outputs, keep_graph)
     result = verdict(l10.check_engine_loop, assumes_an_edge, capsys)
     assert not result and "a leaf as the root" in result.message and "raised IndexError" in result.message
-    assert "of your code: first_child = root.next_functions[0]" in result.message
+    assert "\n      your code, line " in result.message
+    assert ": first_child = root.next_functions[0]" in result.message
+    assert "trace line 1 is 'raised IndexError" in result.message
 
 
 def _hook_added_during_the_pass():
@@ -425,3 +537,65 @@ def test_spec_scenarios_run_the_same_on_the_solution_engine(name):
         assert got != want
     else:
         assert got == want
+
+
+# --- the lesson itself with a broken engine: Run All goes to the end, the causes are named -----
+# Each mistake is made in the instructor notebook's own solutions (the code between the
+# markers of run_backward_core and my_run_backward), then the whole notebook runs in a
+# kernel, as Run All would.
+BROKEN_ENGINES = {
+    "skips dependency counting": (
+        [("""            buffer = buffers.setdefault(child, engine.new_input_buffer(child))
+            if grad is not None:
+                old = buffer[input_nr]
+                buffer[input_nr] = grad if old is None else old + grad
+            deps[child] -= 1
+            if deps[child] == 0:
+                heapq.heappush(ready, (-child._sequence_nr(), next(tie), child, buffers.pop(child)))""",
+          """            buffer = engine.new_input_buffer(child)
+            buffer[input_nr] = grad
+            heapq.heappush(ready, (-child._sequence_nr(), next(tie), child, buffer))""")],
+        {"check_full_engine(my_run_backward)": "MulBackward0 ran 2 times in one pass: did it run "
+                                                "before all of its gradients had arrived?",
+         "check_engine_loop(run_backward_core)": "MulBackward0 ran 2 times in one pass",
+         "side_by_side(section_one_pass": "your engine: the pass raised RuntimeError"}),
+    "ignores what a pre-hook returns": (
+        [("""            if result is not None:
+                inputs = list(result)""", """            pass""")],
+        {"check_full_engine(my_run_backward)":
+         "your engine ignored what the pre-hook of MulBackward0 returned"}),
+    "raises in a hook": (
+        [("hook(tuple(outputs), tuple(inputs))", "hook(tuple(outputs))")],
+        {"check_full_engine(my_run_backward)": "the post-hook of MulBackward0 raised TypeError",
+         "on_engine(my_run_backward, hooks_tour)": "your engine raised TypeError"}),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mistake", BROKEN_ENGINES)
+def test_the_lesson_runs_to_the_end_with_a_broken_engine_and_names_the_cause(mistake):
+    nbformat = pytest.importorskip("nbformat")
+    from nbclient import NotebookClient
+    substitutions, says = BROKEN_ENGINES[mistake]
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    made = 0
+    for cell in nb.cells:
+        if cell.cell_type == "code" and "### BEGIN SOLUTION" in cell.source and "run_backward" in cell.source:
+            for old, new in substitutions:
+                made += old in cell.source
+                cell.source = cell.source.replace(old, new)
+    assert made >= 1, "the mistake was not made: the solution cells changed"
+    NotebookClient(nb, timeout=300, kernel_name="python3",
+                   resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(c.execution_count is not None for c in code), "Run All stopped before the end"
+    assert not [o for c in code for o in c.outputs if o.output_type == "error"]
+
+    def printed(marker):
+        cell = next(c for c in code if marker in c.source)
+        return "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+    for marker, text in says.items():
+        assert text in printed(marker), (marker, printed(marker)[:2000])
+    # the last tools of the lesson ran on the broken engine: the spec's claims, one row each
+    rows = printed("claims_on_engine(my_run_backward)").splitlines()
+    assert len(rows) >= 15 and all("your engine: " in row for row in rows)

@@ -19,15 +19,15 @@ def test_checkpoint_hook_order_verdicts(capsys):
     assert verdict(check, lambda: list(ORDER), capsys)
     r = verdict(check, lambda: swapped(ORDER, "state_dict post-hook on inner",
                                        "state_dict post-hook on outer"), capsys)
-    assert not r and "event 3" in r.message and "post-hooks inner first" in r.message
+    assert not r and "first goes wrong at event 3" in r.message and "post-hooks inner first" in r.message
     r = verdict(check, lambda: swapped(ORDER, "load pre-hook on outer", "load pre-hook on inner"), capsys)
-    assert not r and "event 5" in r.message and "pre-hooks outer first" in r.message
+    assert not r and "first goes wrong at event 5" in r.message and "pre-hooks outer first" in r.message
     r = verdict(check, lambda: ORDER[4:] + ORDER[:4], capsys)
     assert not r and "saves first" in r.message
     # all pre-hooks of a module, then its post-hooks (a module as one block): wrong
     r = verdict(check, lambda: swapped(ORDER, "state_dict pre-hook on inner",
                                        "state_dict post-hook on outer"), capsys)
-    assert not r and "event 2" in r.message
+    assert not r and "first goes wrong at event 2" in r.message
     r = verdict(check, lambda: ORDER[:-1], capsys)
     assert not r and "misses ['load post-hook on outer']" in r.message
     r = verdict(check, lambda: ORDER + ["state_dict pre-hook on outer"], capsys)
@@ -98,39 +98,56 @@ def test_skip_mismatched_keys_without_hooks(capsys):
 
 # --- exercise 3: Lookahead ------------------------------------------------------------------
 def make_lookahead(every=None, copy_back=True, lazy=False, pre=False, alias=False, replace=False,
-                   returns=True):
-    """attach_lookahead, right by default, with one thing wrong on request."""
+                   returns=True, alpha_as=None, counts_from_zero=False, groups=None):
+    """attach_lookahead, right by default, with one thing wrong on request: ``alpha_as``
+    replaces alpha ("1": alpha ignored, slow <- fast; "0"; "1 - alpha"), ``every`` syncs
+    every so many steps, ``counts_from_zero`` tests the count before adding one, ``groups``
+    keeps slow weights for those param groups only."""
     def attach_lookahead(optimizer, k, alpha):
-        params = [p for group in optimizer.param_groups for p in group["params"]]
+        rate = {None: alpha, "1": 1.0, "0": 0.0, "1 - alpha": 1 - alpha}[alpha_as]
+        params = [p for i, group in enumerate(optimizer.param_groups) if groups is None or i in groups
+                  for p in group["params"]]
         slow = [p if alias else None if lazy else p.detach().clone() for p in params]
         steps = [0]
 
         def sync(opt, args, kwargs):
-            steps[0] += 1
+            if not counts_from_zero:
+                steps[0] += 1
             with torch.no_grad():
                 for i, p in enumerate(params):
                     if slow[i] is None:
                         slow[i] = p.detach().clone()
                     if steps[0] % (every or k) == 0:
-                        slow[i] += alpha * (p - slow[i])
+                        slow[i] += rate * (p - slow[i])
                         if replace:
                             for group in opt.param_groups:
                                 group["params"] = [torch.nn.Parameter(q.detach().clone())
                                                    for q in group["params"]]
                         elif copy_back:
                             p.copy_(slow[i])
+            if counts_from_zero:
+                steps[0] += 1
         register = optimizer.register_step_pre_hook if pre else optimizer.register_step_post_hook
         handle = register(sync)
         return handle if returns else None
     return attach_lookahead
 
 
+PLAIN_SGD = ["plain SGD", "alpha ignored", "never reach the parameters", "keep them as clones"]
 LOOKAHEAD_MISTAKES = [
     (dict(every=1), ["after every step"]),
-    (dict(copy_back=False), ["plain SGD", "Copy them into the parameters"]),
+    (dict(copy_back=False), PLAIN_SGD),
+    (dict(alias=True), PLAIN_SGD),
+    (dict(alpha_as="1"), PLAIN_SGD),                    # slow <- fast
+    (dict(alpha_as="0"), ["the slow weights never move", "alpha * (fast - slow)"]),
+    (dict(alpha_as="1 - alpha"), ["(1 - alpha) * (fast - slow)"]),
+    (dict(counts_from_zero=True), ["off by one", "after steps 1, 4, 7", "steps 3, 6"]),
+    (dict(every=4), ["off by one", "after steps 4,", "steps 3, 6"]),
+    (dict(every=2), ["off by one", "after steps 2, 4, 6"]),
+    (dict(groups={0}), ["only the parameters of the first param group", "every group"]),
+    (dict(groups={1}), ["only the parameters of the last param group"]),
     (dict(lazy=True), ["when the hook is attached"]),
     (dict(pre=True), ["step post-hook"]),
-    (dict(alias=True), ["plain SGD", "keep them as clones"]),
     (dict(replace=True), ["in place", "replace"]),
     (dict(returns=False), ["return the handle"]),
 ]

@@ -45,3 +45,39 @@ def test_example_prints_the_same_under_pytorch():
     torch = pytest.importorskip("torch")
     code, expected = _example()
     assert _run(code, torch) == expected
+
+
+# --- the Chinese README: linked from the top, its quick start opens the Chinese lesson 00 ----------
+ROOT = Path(__file__).resolve().parents[1]
+README_ZH = (ROOT / "README.zh-CN.md").read_text(encoding="utf-8")
+
+
+def test_the_chinese_readme_is_linked_from_the_top():
+    top = "\n".join(README.splitlines()[:6])
+    assert "[简体中文](README.zh-CN.md)" in top
+    assert "[English](README.md)" in "\n".join(README_ZH.splitlines()[:6])
+
+
+def test_the_chinese_quick_start_opens_the_chinese_lesson_00():
+    section = README_ZH.split("## 快速开始", 1)[1]
+    block = re.search(r"```bash\n(.*?)```", section, re.S).group(1)
+    commands = [line for line in block.splitlines() if line.strip()]
+    assert len(commands) == 2
+    assert "jupyter lab --allow-root lessons/zh/00_start_here.ipynb" in commands[0]
+    assert (ROOT / "lessons" / "zh" / "00_start_here.ipynb").exists()
+    assert "tools/test-all" in commands[1]
+
+
+def test_the_chinese_binder_badge_opens_the_chinese_lesson_00():
+    badge = re.search(r"\(https://mybinder\.org/v2/gh/minigrad/minigrad/HEAD\?urlpath=lab/tree/([^)]+)\)",
+                      README_ZH)
+    assert badge and badge.group(1) == "lessons/zh/00_start_here.ipynb"
+    assert (ROOT / badge.group(1)).exists()
+    english = re.search(r"urlpath=lab/tree/([^)]+)\)", README).group(1)
+    assert (ROOT / english).exists()
+
+
+def test_the_chinese_readmes_links_lead_somewhere():
+    for target in re.findall(r"\]\(([^)#\s]+)", README_ZH):
+        if not re.match(r"[a-z]+://", target):
+            assert (ROOT / target).exists(), target

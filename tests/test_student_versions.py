@@ -1,9 +1,7 @@
 """tools/student_versions.py: instructor notebooks -> lessons/student/ versions."""
-import ast
 import copy
 import importlib.util
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +11,8 @@ from nbgrader.nbgraderformat import MetadataValidator
 from nbformat import from_dict
 
 from minigrad.exercises.registry import EXERCISES, Exercise
+
+from exercise_support import prediction_answer, reveals
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOL = ROOT / "tools" / "student_versions.py"
@@ -138,7 +138,10 @@ def test_lesson_metadata_is_required_and_must_match_the_file_name():
 
 
 def test_real_student_versions_carry_the_registry_for_nbgrader():
-    for path in sorted((ROOT / "lessons" / "student").glob("*.ipynb")):
+    paths = sorted((ROOT / "lessons" / "student").glob("*.ipynb"))
+    paths += sorted((ROOT / "lessons" / "zh" / "student").glob("*.ipynb"))     # the Chinese lessons'
+    assert len(paths) > len(EXERCISES)
+    for path in paths:
         nb = json.loads(path.read_text(encoding="utf-8"))
         lesson = nb["metadata"]["minigrad"]["lesson"]
         assert path.name.startswith(lesson + "_")
@@ -227,30 +230,6 @@ def test_reveal_cells_and_cells_using_a_solution_lose_their_outputs():
 
 # --- no stored output of a student version gives away a prediction's answer ---------------
 
-_WORD = re.compile(r"[A-Za-z_]\w*|\d+\.?\d*")
-
-
-def _words(value) -> list[str]:
-    """Words and numbers of a value or text, numbers as floats: "tensor([4., 4.])" and
-    [4.0, 4.0] both give 4.0, 4.0."""
-    if isinstance(value, dict):
-        return [w for key, item in value.items() for w in _words(key) + _words(item)]
-    if isinstance(value, (list, tuple)):
-        return [w for item in value for w in _words(item)]
-    return [str(float(w)) if w[0].isdigit() else w for w in _WORD.findall(str(value))]
-
-
-def reveals(answer, text: str) -> bool:
-    """Whether ``text`` shows ``answer``: its words appear in the text in the same order
-    (for a dict, each entry's words, the entries in any order)."""
-    def in_order(words):
-        it = iter(_words(text))
-        return all(word in it for word in words)
-    if isinstance(answer, dict):
-        return all(in_order(_words(key) + _words(item)) for key, item in answer.items())
-    return in_order(_words(answer))
-
-
 def test_reveals_reads_the_answer_in_its_printed_forms():
     assert reveals(([4.0, 4.0], [8.0, 8.0]), "y.grad = tensor([4., 4.]) | x.grad = tensor([8., 8.])")
     assert not reveals(([4.0, 4.0], [8.0, 8.0]), "y.grad = tensor([4., 4.]) | x.grad = tensor([4., 4.])")
@@ -259,38 +238,13 @@ def test_reveals_reads_the_answer_in_its_printed_forms():
     assert reveals({"b": None, "a": [1.0]}, "a = [1.0] | b = None")
 
 
-def _prediction_answer(path: Path, exercise) -> object:
-    """The instructor solution's answer to a prediction exercise, computed by running it.
-    ``predict_chain(grad, hooks)`` predicts a rule; its answer is what the rule makes of
-    the lesson's example (hook1 doubles, hook2 adds one, both registered on a gradient of
-    1): the hooks in the order they ran, then the gradient."""
-    nb = json.loads(path.read_text(encoding="utf-8"))
-    for cell in nb["cells"]:
-        source = "".join(cell["source"])
-        if cell["cell_type"] != "code" or f"def {exercise.name}(" not in source:
-            continue
-        defs = [n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)
-                and n.name == exercise.name]
-        if defs:
-            namespace = {}
-            exec(compile(ast.Module(defs, []), str(path), "exec"), namespace)
-            predict = namespace[exercise.name]
-            if not defs[0].args.args:
-                return predict()
-            ran = []
-            hooks = [lambda g: ran.append("hook1") or g * 2, lambda g: ran.append("hook2") or g + 1]
-            result = predict(1.0, hooks)
-            return [*ran, result]
-    raise AssertionError(f"{path.name}: no cell defines {exercise.name}")
-
-
 PREDICTIONS = [(e, path) for path in sorted((ROOT / "lessons").glob("[0-9][0-9]_*.ipynb"))
                for e in EXERCISES.get(path.name[:2], ()) if e.name.startswith("predict")]
 
 
 @pytest.mark.parametrize("exercise, path", PREDICTIONS, ids=[e.name for e, _ in PREDICTIONS])
 def test_no_student_output_shows_a_predictions_answer(exercise, path):
-    answer = _prediction_answer(path, exercise)
+    answer = prediction_answer(path, exercise)
 
     def shown_in(notebook):
         cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
@@ -299,6 +253,9 @@ def test_no_student_output_shows_a_predictions_answer(exercise, path):
                            + "".join(output.get("data", {}).get("text/plain", "")))]
 
     assert shown_in(path), f"{path.name}: no output shows {answer!r}; the test would prove nothing"
-    shown = shown_in(ROOT / "lessons" / "student" / path.name)
-    assert not shown, (f"lessons/student/{path.name}: cell(s) {shown} show the answer to {exercise.name} "
-                       f"({answer!r}); tag the instructor cell 'reveal'")
+    for folder in (ROOT / "lessons" / "student", ROOT / "lessons" / "zh" / "student"):
+        student = folder / path.name
+        if student.exists():           # a Chinese lesson may not be translated yet
+            shown = shown_in(student)
+            assert not shown, (f"{student.relative_to(ROOT)}: cell(s) {shown} show the answer to "
+                               f"{exercise.name} ({answer!r}); tag the instructor cell 'reveal'")

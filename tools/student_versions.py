@@ -38,10 +38,13 @@ exercise defines (its output came from the instructor's solution).
 Every solution cell must define exactly one exercise of the registry and every exercise
 of the registry must have its cell, else the tool reports the mismatch.
 
-    python tools/student_versions.py           # (re)write lessons/student/*.ipynb
+    python tools/student_versions.py           # (re)write lessons/student/*.ipynb and
+                                               # lessons/zh/student/*.ipynb
     python tools/student_versions.py --check   # exit 1 listing stale/missing/orphan ones
 
-Use --lessons DIR to work on another lessons folder (the tests do).
+By default it works on lessons/ and on the Chinese lessons, lessons/zh/ (each folder's
+notebooks give its own student/ folder). Use --lessons DIR (repeatable) to work on other
+lessons folders (the tests do).
 """
 from __future__ import annotations
 
@@ -303,10 +306,15 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true",
                         help="don't write; exit 1 if any student notebook is stale or missing")
-    parser.add_argument("--lessons", type=Path, default=ROOT / "lessons",
-                        help="instructor notebooks folder (default: lessons/)")
+    parser.add_argument("--lessons", type=Path, action="append",
+                        help="an instructor notebooks folder (repeatable; default: lessons/ "
+                             "and lessons/zh/)")
     args = parser.parse_args(argv)
-    return run(args.lessons, args.check)
+    folders = args.lessons or [ROOT / "lessons"] + [p for p in [ROOT / "lessons" / "zh"] if p.is_dir()]
+    missing = [str(f) for f in folders if not f.is_dir()]
+    if missing:
+        parser.error(f"no such lessons folder: {', '.join(missing)}")
+    return max(run(folder, args.check) for folder in folders)
 
 
 if __name__ == "__main__":

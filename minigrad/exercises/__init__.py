@@ -254,7 +254,9 @@ def judge_predicted_order(predict, events, actual, *, see, each_once, right, exp
     cell that shows the pass, ``each_once`` says why no event repeats, ``right`` what a
     right answer shows, ``explain(got, want)`` why the first difference is what it is
     (or None). For a pass that is not a backward one, ``measured_with`` lists what runs it
-    (see :func:`predicted_by_hand`) and ``who`` names what sets the order."""
+    (see :func:`predicted_by_hand`) and ``who`` names what sets the order. A wrong order's
+    verdict names the first event out of place and why, never the right order, nor the
+    event that belongs there."""
     got, ran = predicted_by_hand(predict, "the order", "a list of names", see, measured_with)
     if ran is not None:
         return ran
@@ -277,8 +279,11 @@ def judge_predicted_order(predict, events, actual, *, see, each_once, right, exp
         return Result(True, f"right: {' → '.join(want)}. {right}")
     i = next(i for i, (g, w) in enumerate(zip(got, want)) if g != w)
     why = explain(got, want)
-    return Result(False, f"event {i + 1} is {got[i]!r}, but {who} runs {want[i]!r} there "
-                         f"({who.removeprefix('the ')}: {want}; you: {got})." + (f" {why}" if why else ""))
+    # the first miss and why, never the right order: one throwaway guess must not replace
+    # the prediction (a learner who reads the answer here has nothing left to predict)
+    return Result(False, f"your order first goes wrong at event {i + 1}: {who} does not run "
+                         f"{got[i]!r} there." + (f" {why}" if why else
+                                                 " Think again about what must happen before it."))
 
 
 def judge_returned_handles(handles, run_again, *, not_handles, still_active):

@@ -219,13 +219,13 @@ def _explain(out, labels, want, got, i):
             return f"{got[i]} already ran at step {want.index(got[i]) + 1}: each node runs once."
         waits = [_label(n, labels) for n in nodes
                  if any(c is guessed for c, _ in n.next_functions) and _label(n, labels) not in want[:i]]
-        return (f"after {', '.join(want[:i])} the ready nodes are {names}. {got[i]} is not ready: it "
-                f"still waits for the gradient from {', '.join(waits)}.")
+        return (f"after your first {i} step(s) the ready nodes are {names}. {got[i]} is not ready: "
+                f"it still waits for the gradient from {', '.join(waits)}.")
     why = ("an AccumulateGrad has the largest sequence number, 2**64 - 1, so a ready leaf is "
            "accumulated at once" if hasattr(expected, "variable") else
-           f"{want[i]} was created after {got[i]} in forward, so it has the higher sequence "
-           "number, and the highest sequence number pops first")
-    return f"after {', '.join(want[:i])} the ready nodes are {names}; {why}."
+           "the ready node with the highest sequence number pops first: which of them was "
+           "created last in forward?")
+    return f"after your first {i} step(s) the ready nodes are {names}; {why}"
 
 
 def check_predict_engine_order(predict_engine_order):
@@ -249,9 +249,9 @@ def check_predict_engine_order(predict_engine_order):
                                  f"of names such as {want[:2]}.")
         got = [str(g).strip().replace("torch::autograd::", "") for g in got]
         for i, (g, w) in enumerate(zip(got, want)):
-            if g != w:
-                return _Result(False, f"step {i + 1} of your order is {g}, the engine runs {w}: "
-                                     f"{_explain(out, labels, want, got, i)}")
+            if g != w:       # the first miss and why, never the node that runs there
+                return _Result(False, f"step {i + 1} of your order is {g}, which is not the node "
+                                     f"the engine runs there: {_explain(out, labels, want, got, i)}")
         if len(got) != len(want):
             return _Result(False, f"you listed {len(got)} nodes, the engine runs {len(want)}: "
                                  f"{', '.join(sorted(want))}, each exactly once. Your first "

@@ -57,16 +57,18 @@ def check_predict_second_backward(predict_second_backward):
                 ("y.grad", got_y, want_y, once_y,
                  "that is y.grad after one pass. A retained gradient accumulates like a "
                  "leaf's: pass 2 adds its gradient to what pass 1 left.",
-                 "in pass 2 the tensor hook again turns the gradient of y, 1, into 1 + 1 = 2, "
-                 "and retain_grad stores it after the hook, added to pass 1's value."),
+                 "in each pass the tensor hook turns the gradient of y, 1, into 1 + 1, and "
+                 "retain_grad stores what the hook returned. What does pass 2 do with the "
+                 "value pass 1 left in y.grad?"),
                 ("x.grad", got_x, want_x, once_x,
                  "that is x.grad after one pass: a second backward adds to x.grad, it never "
                  "overwrites it.",
-                 "x gets dy/dx = 2 times the hooked gradient of y, 2, in each pass, and the "
-                 "passes add up.")]:
+                 "in each pass x gets dy/dx = 2 times the hooked gradient of y, and a "
+                 "second backward adds to x.grad, it never overwrites it.")]:
             if got_v != want_v:
                 why = why_once if got_v == once_v else why_else
-                return _Result(False, f"you predict {name} = {got_v}, it is {want_v}: {why}")
+                return _Result(False, f"you predict {name} = {got_v}, which is not what the "
+                                     f"second pass leaves: {why}")
         return _Result(True, f"right: y.grad = {want_y} and x.grad = {want_x}, both accumulated.")
     return _run_check("predict_second_backward", body)
 

@@ -60,19 +60,19 @@ def check_predict_prehook_none(predict_prehook_none):
                                      "write the numbers you predict, e.g. [1.0, 2.0].")
         misses = []
         if norm(got["a.grad"]) != expected["a.grad"]:
-            misses.append(f"a.grad: you said {got['a.grad']!r}, it is {expected['a.grad']!r}: the "
+            misses.append(f"a.grad: you said {got['a.grad']!r}, which is not it: the "
                           "pre-hook's None replaced d loss/d c, so MulBackward0 computed nothing "
-                          "for a or b; a still gets the gradient of the a.sum() term")
+                          "for a or b; what does the a.sum() term still give a?")
         if norm(got["b.grad"]) != expected["b.grad"]:
-            misses.append(f"b.grad: you said {got['b.grad']!r}, it is {expected['b.grad']!r}: b's "
-                          "only path goes through c's node, which received no gradient, so "
-                          "nothing was accumulated into b.grad")
+            misses.append(f"b.grad: you said {got['b.grad']!r}, which is not it: b's "
+                          "only path goes through c's node, which received no gradient: what "
+                          "is accumulated into b.grad then?")
         post = got["post-hook grad_inputs"]
         if (tuple(norm(post)) if isinstance(post, (tuple, list)) else post) != \
                 expected["post-hook grad_inputs"]:
-            misses.append(f"post-hook grad_inputs: you said {post!r}, it is "
-                          f"{expected['post-hook grad_inputs']!r}: the node still runs (None in, "
-                          "None out, one per input), so its post-hook is called")
+            misses.append(f"post-hook grad_inputs: you said {post!r}, which is not it: the "
+                          "node still runs on the None it got, computes nothing for its inputs, "
+                          "and its post-hook is called with what it returned")
         if misses:
             return _Result(False, "; ".join(misses) + ".")
         return _Result(True, "None in a pre-hook's tuple drops the gradient the node receives: "

@@ -63,21 +63,20 @@ def check_predict_counts(predict_counts):
         if not isinstance(got, dict) or set(got) != set(expected):
             return _Result(False, f"return a dict with the keys {sorted(expected)}, e.g. "
                                  f"{{'tensor hooks': 1, 'all': 1, 'any': 1}} (got {got!r}).")
-        per_pass = "; ".join(f"pass {i + 1} reaches {' and '.join(r) if r else 'neither w nor v'}"
-                             for i, r in enumerate(reached))
         misses = []
         if got["tensor hooks"] != expected["tensor hooks"]:
             misses.append(
-                f"tensor hooks: you said {got['tensor hooks']}, it is {expected['tensor hooks']} "
-                f"({per_pass}). A tensor hook fires once per pass that reaches its tensor, on "
-                "the summed gradient: w used twice in pass 1 still fires w's hook once")
+                f"tensor hooks: you said {got['tensor hooks']}, which is not the count. A tensor "
+                "hook fires once per pass that reaches its tensor, on the summed gradient: w "
+                "used twice in pass 1 still fires w's hook once. Which of w and v does each "
+                "pass reach?")
         for mode in ("all", "any"):
             if got[mode] != expected[mode]:
                 more = ("it waits for the tensors the pass will reach, not for all of them, and "
                         "gets None for the others" if mode == "all" else
                         "only the first gradient of a pass counts")
                 misses.append(
-                    f"{mode!r}: you said {got[mode]}, it is {expected[mode]}. A multi-grad hook "
+                    f"{mode!r}: you said {got[mode]}, which is not the count. A multi-grad hook "
                     f"is called once per pass that reaches at least one of its tensors ({more}); "
                     "a pass that reaches none fires no inner tensor hook, so fn is not called")
         if misses:

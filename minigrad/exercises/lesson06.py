@@ -23,7 +23,7 @@ from ..autograd.graph import saved_tensors_hooks as _saved_tensors_hooks
 from ..nn import functional as F
 from ..utils import checkpoint as _checkpoint_module
 from ..viz import graph_nodes as _graph_nodes
-from . import (Result as _Result, compare_sequences as _compare_sequences,
+from . import (Result as _Result,
                compare_values as _compare_values, check_prediction as _check_prediction,
                run_check as _run_check, watch_calls as _watch_calls)
 
@@ -72,21 +72,27 @@ def check_predict_nested(predict_nested):
                 why.append("the pair is stored with each saved value when it is packed, in the "
                            "forward pass: the context around backward() is never used")
             if len(mine) != len(right):
-                why.append(f"{len(right)} values are saved: x by sin (outer), y twice by y * y "
-                           "(self and other, inner), nothing by z * 3.0 (its gradient is "
-                           "3.0 * grad: no tensor needed, and a Python scalar is never "
-                           "packed), the result by exp (outer); each is packed by one pair "
-                           "only, the innermost")
+                why.append(f"you list {len(mine)} calls: count the values saved. sin saves x, "
+                           "y * y saves y twice (self and other), z * 3.0 nothing (its gradient "
+                           "is 3.0 * grad: no tensor needed, and a Python scalar is never "
+                           "packed), exp its result; each is packed by one pair only, the "
+                           "innermost active when the op runs")
             elif what == "the unpack calls" and sorted(mine) == sorted(right):
-                why.append("backward runs the node created last first: exp's node (outer), "
-                           "then y * y's (inner, twice), then sin's (outer)")
+                why.append("backward runs the node created last first: in which order do the "
+                           "nodes of sin, y * y and exp run, and which pair packed what each "
+                           "of them saved?")
             elif what == "the pack calls" and sorted(mine) == sorted(right):
                 why.append("pack runs during the forward pass, in the order the ops run")
             if not why:
                 why.append("only the innermost pair packs a value (no chaining), and the "
                            "same pair unpacks it")
-            verdict = _compare_sequences(what, mine, right).message
-            return _Result(False, f"{verdict} Why: " + "; ".join(why) + ".")
+            # the first miss and why, never the right tags
+            first = next((i for i, (m, r) in enumerate(zip(mine, right)) if m != r), None)
+            where = (f"entry {first + 1} ({mine[first]!r}) is wrong" if first is not None else
+                     f"{len(mine)} entries, {'more' if len(mine) > len(right) else 'fewer'} than "
+                     "happen")
+            why = "; ".join(why)
+            return _Result(False, f"{what}: {where}. Why: {why}" + ("" if why.endswith("?") else "."))
         return _Result(True, f"packs {packs}, unpacks {unpacks}: the innermost pair at pack "
                             "time, whatever is active during backward.")
     return _check_prediction("predict_nested", predict_nested, "the tags", "two lists of tags",

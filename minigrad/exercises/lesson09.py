@@ -141,11 +141,11 @@ def check_module_op_trace(predict_module_op_trace):
         if bad:
             return _Result(False, f"{bad} is not of the form 'pre <Module>', 'op <name>' or "
                                  "'post <Module>'.")
+        # the first miss and why, never the real trace
         i = next((i for i, (g, w) in enumerate(zip(got, want)) if g != w), min(len(got), len(want)))
-        found = got[i] if i < len(got) else "(end)"
-        expected = want[i] if i < len(want) else "(end)"
-        return _Result(False, f"entry {i + 1} is {found!r}, expected {expected!r} (real trace: "
-                             f"{want}). {_explain_trace(got, want)}")
+        found = f"entry {i + 1} ({got[i]!r}) is wrong" if i < len(got) else \
+            f"your trace ends after {len(got)} entries, the real one goes on"
+        return _Result(False, f"{found}. {_explain_trace(got, want)}")
     return _run_check("predict_module_op_trace", body)
 
 

@@ -15,6 +15,7 @@ one of the engine's parts that the exercises ask for (its dependency count, its 
 queue, its tensor-hook loop, its input-buffer sum), is reported as such: the learner's
 engine has to do the work itself. Checks print one verdict and never raise.
 """
+import functools
 import importlib
 import importlib.util
 import sys
@@ -24,12 +25,13 @@ from pathlib import Path as _Path
 
 import minigrad as torch
 from minigrad.autograd import engine
+from minigrad.autograd.graph import AccumulateGrad as _AccumulateGrad
 
 from . import (Result as _Result, _learners_frame, hook_queuing_callbacks as _hook_queuing_callbacks,
                run_check as _run_check, watch_calls as _watch_calls)
 
 __all__ = ["check_count_dependencies", "check_engine_loop", "check_full_engine", "SCENARIOS",
-           "engine_events", "heap_order", "spec_claims", "claims_on_engine"]
+           "engine_events", "side_by_side", "describe_error", "heap_order", "spec_claims", "claims_on_engine"]
 
 
 def _rounded(t):
@@ -504,26 +506,105 @@ _ENGINE_PARTS = (engine.compute_dependencies, engine.ReadyQueue.push, engine.Rea
                  engine._call_tensor_pre_hooks, engine.add_to_input_buffer)
 
 
+# --- recording a pass: the events, the leaves' names, what raised ------------------------------
+def _is_leaf(value):
+    return isinstance(value, torch.Tensor) and value.requires_grad and value.grad_fn is None
+
+
+class _LeafNames:
+    """While active, ``labels`` collects ``{id(leaf): (leaf, name)}`` from the local
+    variables of the functions whose code objects are given, as each of their calls
+    returns: a leaf tensor that requires grad is named by its variable (``x``), one in a
+    list or tuple by its place (``leaves[2]``), a module's parameters by their path
+    (``model.0.weight``). Within one call the first name wins; across calls the last call
+    to return wins, so a scenario's own names beat those of a helper it called
+    (``a, b = _leaves()``). Built on ``sys.setprofile``; a profiler already set keeps
+    running."""
+
+    def __init__(self, codes):
+        self._codes = set(codes)
+        self.labels = {}
+
+    def _take(self, variables):
+        found = {}
+        for var, value in variables.items():
+            if isinstance(value, (list, tuple)):
+                items = [(f"{var}[{i}]", v) for i, v in enumerate(value)]
+            elif isinstance(value, torch.nn.Module):
+                items = [(f"{var}.{name}", p) for name, p in value.named_parameters()]
+            else:
+                items = [(var, value)]
+            for name, v in items:
+                if _is_leaf(v) and id(v) not in found:
+                    found[id(v)] = (v, name)
+        self.labels.update(found)
+
+    def _profile(self, frame, event, arg):
+        if event == "return" and frame.f_code in self._codes:
+            self._take(frame.f_locals)
+        if self._previous is not None:
+            self._previous(frame, event, arg)
+
+    def __enter__(self):
+        self._previous = sys.getprofile()
+        sys.setprofile(self._profile)
+        return self.labels
+
+    def __exit__(self, *exc):
+        sys.setprofile(self._previous)
+        return False
+
+
+class _SpiedEvent(engine.EngineEvent):
+    """An event recorded by :class:`_HelperSpy`: ``slot`` is a tensor hook's input_nr,
+    ``pass_nr`` counts the passes of the learner's engine (1 for the first)."""
+
+    slot = None
+    pass_nr = None
+
+
 class _HelperSpy:
     """While active, the helpers of ``minigrad.autograd.engine`` that a learner's engine
     calls hand out hooks (and ``call_node``, and the final callbacks) that also record an
     :class:`~minigrad.autograd.engine.EngineEvent` in ``events``, the way minigrad's own
     engine records them for ``record_events``. A learner's engine yields no events of its
-    own; this is how its pass can be compared, hook by hook, and drawn."""
+    own; this is how its pass can be compared, hook by hook, and drawn. A hook or node
+    that raises is recorded too, with the exception as its ``result``.
+
+    minigrad's own engine reads its hooks through the same helpers: with ``only_raised``
+    the spy records only the hooks that raise, into the list ``record_events`` fills.
+    ``passes`` is the stack of the learner's passes under way (see :func:`engine_events`)."""
 
     _HELPERS = ("tensor_hooks", "store_retained_grads", "pre_hooks", "call_node",
                 "post_accumulate_hooks", "post_hooks", "final_callbacks")
 
-    def __init__(self):
-        self.events = []
+    def __init__(self, events=None, only_raised=False):
+        self.events = [] if events is None else events
+        self.passes = []
+        self._count = 0
+        self._only_raised = only_raised
 
-    def _record(self, kind, node, hook=None, args=(), result=None):
-        self.events.append(engine.EngineEvent(kind, node, hook, args, result))
+    def start_pass(self):
+        self._count += 1
+        self.passes.append(self._count)
 
-    def _recording(self, kind, node, hook):
+    def _record(self, kind, node, hook=None, args=(), result=None, slot=None):
+        if self._only_raised and not isinstance(result, BaseException):
+            return
+        event = _SpiedEvent(kind, node, hook, args, result)
+        event.slot = slot
+        event.pass_nr = self.passes[-1] if self.passes else None
+        self.events.append(event)
+
+    def _recording(self, kind, node, hook, slot=None):
+        @functools.wraps(hook)
         def recorded(*args):
-            result = hook(*args)
-            self._record(kind, node, hook, args, result)
+            try:
+                result = hook(*args)
+            except Exception as exc:
+                self._record(kind, node, hook, args, exc, slot)
+                raise
+            self._record(kind, node, hook, args, result, slot)
             return result
         return recorded
 
@@ -542,7 +623,11 @@ class _HelperSpy:
                 return spy._recording("callback", None, self._callbacks[i])
 
         def call_node(node, grad_outputs):
-            outputs = real["call_node"](node, grad_outputs)
+            try:
+                outputs = real["call_node"](node, grad_outputs)
+            except Exception as exc:
+                self._record("apply", node, None, tuple(grad_outputs), exc)
+                raise
             self._record("apply", node, None, tuple(grad_outputs), tuple(outputs))
             return outputs
 
@@ -553,8 +638,9 @@ class _HelperSpy:
             return stored
 
         patched = {
-            "tensor_hooks": lambda node: [(nr, self._recording("tensor_hook", node, hook))
-                                          for nr, hook in real["tensor_hooks"](node)],
+            # a generator, as the real one: each tensor's hooks are read when its turn comes
+            "tensor_hooks": lambda node: ((nr, self._recording("tensor_hook", node, hook, nr))
+                                          for nr, hook in real["tensor_hooks"](node)),
             "pre_hooks": lambda node: [self._recording("pre_hook", node, h) for h in real["pre_hooks"](node)],
             "post_accumulate_hooks": lambda node: [self._recording("post_accumulate_hook", node, h)
                                                    for h in real["post_accumulate_hooks"](node)],
@@ -572,19 +658,114 @@ class _HelperSpy:
         return False
 
 
+class _Events(list):
+    """What :func:`engine_events` returns: the events, and ``labels``, ``error``, ``where``."""
+
+    labels = None       # {leaf tensor: name}
+    error = None        # the exception the function raised (the pass stopped there), or None
+    where = None        # the learner's line it was raised from (a traceback.FrameSummary), or None
+
+    def name(self, node):
+        """How the scoreboard and the timelines name ``node``: ``AccumulateGrad(x)`` for a
+        named leaf, ``MulBackward0``, ``(engine)`` for a final callback."""
+        if node is None:
+            return "(engine)"
+        name = node.name().replace("torch::autograd::", "")
+        if isinstance(node, _AccumulateGrad):
+            for tensor, label in (self.labels or {}).items():
+                if tensor is node.variable:
+                    return f"{name}({label})"
+        return name
+
+
+def _naming_codes(fn):
+    """The functions whose local variables name the leaves of ``fn``'s passes: ``fn``
+    itself and the scenarios (with the helpers that make their leaves)."""
+    functions = [fn, _leaves, _stacked_leaves, *SCENARIOS]
+    return [f.__code__ for f in functions if hasattr(f, "__code__")]
+
+
 def engine_events(fn, run_backward=None):
     """Call ``fn()`` and return the engine events of the backward passes it runs: those
     of minigrad's engine (``record_events``), or with ``run_backward`` those of a
     learner's engine plugged in with ``engine.use``, recorded through the helpers it
     calls (each hook, ``call_node`` as "apply", each final callback; a learner's engine
-    has no "node_start"). Ready for ``minigrad.viz.hook_timeline``."""
-    if run_backward is None:
-        with engine.record_events() as events:
-            fn()
-        return events
-    with _HelperSpy() as events, engine.use(run_backward):
-        fn()
+    has no "node_start"). A hook (or a node) that raised is an event whose ``result`` is
+    the exception. Ready for ``minigrad.viz.hook_timeline(events, labels=events.labels)``.
+
+    The list also has ``labels``, ``{leaf tensor: name}`` taken from the local variables
+    of ``fn`` and of the scenarios, ``error``, the exception ``fn()`` raised (None if it
+    returned: this function never raises it, except a ``NotImplementedError``), and
+    ``where``, the learner's line it came from (None if none)."""
+    events = _Events()
+    with _LeafNames(_naming_codes(fn)) as labels:
+        try:
+            if run_backward is None:
+                with engine.record_events() as recorded, _HelperSpy(recorded, only_raised=True):
+                    try:
+                        fn()
+                    finally:
+                        events.extend(recorded)
+            else:
+                spy = _HelperSpy(events)
+
+                def counted(root, grad_outputs, keep_graph):
+                    spy.start_pass()
+                    try:
+                        run_backward(root, grad_outputs, keep_graph)
+                    finally:
+                        spy.passes.pop()
+                with spy, engine.use(counted):
+                    fn()
+        except NotImplementedError:
+            raise
+        except Exception as exc:
+            events.error, events.where = exc, _learners_frame(exc.__traceback__)
+    events.labels = {tensor: name for tensor, name in labels.values()}
     return events
+
+
+def _short(exc):
+    """An exception as one short line: its type and its message's first line."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    text = text if len(text) <= 120 else text[:117] + "..."
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def describe_error(exc):
+    """What a learner's engine raised, in one line: the exception, its message's first
+    line, and the learner's line it came from ("your code, line 12: ...")."""
+    frame = _learners_frame(exc.__traceback__)
+    where = f" (your code, line {frame.lineno}: {frame.line})" if frame is not None else ""
+    return _short(exc) + where
+
+
+def side_by_side(fn, run_backward, title=""):
+    """Draw the hook timeline of ``fn()``'s backward passes on minigrad's engine (left)
+    and on ``run_backward`` (right), with the leaves named after their variables and a
+    hook that raised marked. Whatever either engine raised is printed below the
+    figure, never raised: a broken engine still gets its picture."""
+    import matplotlib.pyplot as plt
+    from minigrad.viz import hook_timeline
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 3.6))
+    notes = []
+    for ax, engine_run, who in ((left, None, "minigrad's engine"), (right, run_backward, "your engine")):
+        try:
+            events = engine_events(fn, engine_run)
+        except NotImplementedError:
+            ax.set_title(f"{who}: write my_run_backward first", fontsize=10)
+            ax.axis("off")
+            continue
+        shown = [e for e in events if e.kind not in ("node_start", "node_done")]
+        hook_timeline(shown, ax=ax, labels=events.labels)
+        ax.set_title(who + (" (the pass raised)" if events.error is not None else ""), fontsize=10)
+        if events.error is not None:
+            notes.append(f"{who}: the pass raised {describe_error(events.error)}")
+    fig.suptitle(title, fontsize=11)
+    plt.tight_layout()
+    plt.show()
+    for note in notes:
+        print(note)
 
 
 #: event kind -> the hook level it belongs to (the rows of the table in lesson 10)
@@ -593,30 +774,195 @@ _HOOK_LEVELS = {"tensor_hook": "tensor hooks", "retain_grad": "retain_grad",
                 "post_accumulate_hook": "post-accumulate hooks", "post_hook": "node post-hooks",
                 "callback": "final callbacks"}
 
+#: a hook's kind -> (what it is called, how minigrad's engine calls it)
+_HOOK_CALLS = {
+    "tensor_hook": ("a tensor hook", "hook(grad), with the one gradient of its slot"),
+    "pre_hook": ("the pre-hook", "hook(grad_outputs), with one tuple: the node's input buffer"),
+    "post_accumulate_hook": ("the post-accumulate hook", "hook(leaf), with the leaf tensor "
+                                                         "(node.variable)"),
+    "post_hook": ("the post-hook", "hook(grad_inputs, grad_outputs), with two tuples: what the "
+                                   "node returned, and its input buffer as the pre-hooks left it"),
+    "callback": ("a final callback", "callback(), without arguments"),
+}
+
 
 def _hook_steps(events):
     """(hook level, node name) of each event that a learner's engine also records."""
-    return [(_HOOK_LEVELS[e.kind],
-             "(engine)" if e.node is None else e.node.name().replace("torch::autograd::", ""))
-            for e in events if e.kind in _HOOK_LEVELS]
+    return [(_HOOK_LEVELS[e.kind], events.name(e.node)) for e in events if e.kind in _HOOK_LEVELS]
 
 
-def _first_hook_out_of_place(scenario, run_backward):
-    """The first hook level that runs out of place on ``run_backward``, compared with
-    minigrad's engine on ``scenario`` (None if the hook levels run in the same order)."""
-    def run():
-        try:
-            scenario([])
-        except Exception:
-            pass
-    want = _hook_steps(engine_events(run))
-    got = _hook_steps(engine_events(run, run_backward))
-    for (level, node), mine in zip(want, got + [None] * len(want)):
+def _first_hook_out_of_place(got, want):
+    """The first hook level that runs out of place in the events ``got`` of a learner's
+    engine, compared with ``want``, minigrad's (None if the hook levels run in the same
+    order)."""
+    want_steps, got_steps = _hook_steps(want), _hook_steps(got)
+    for (level, node), mine in zip(want_steps, got_steps + [None] * len(want_steps)):
         if mine != (level, node):
             instead = "nothing" if mine is None else f"{mine[0]} of {mine[1]}"
             return f"{level} of {node} should run next, but your engine ran {instead}"
-    if len(got) > len(want):
-        return f"your engine ran {got[len(want)][0]} of {got[len(want)][1]} after the last hook"
+    if len(got_steps) > len(want_steps):
+        level, node = got_steps[len(want_steps)]
+        return f"your engine ran {level} of {node} after the last hook"
+    return None
+
+
+def _same_values(a, b):
+    """Whether two gradient sequences hold the same objects (a hook's result handed on)."""
+    return (isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)) and len(a) == len(b)
+            and all(x is y for x, y in zip(a, b)))
+
+
+def _described(args):
+    """What a hook was called with, in words: "1 argument (a tensor)"."""
+    def what(value):
+        if value is None:
+            return "None"
+        if isinstance(value, torch.Tensor):
+            return "a tensor"
+        return {tuple: "a tuple", list: "a list"}.get(type(value), f"a {type(value).__name__}")
+    inner = ", ".join(what(a) for a in args)
+    return f"{len(args)} argument{'' if len(args) == 1 else 's'}" + (f" ({inner})" if args else "")
+
+
+def _call_problem(event):
+    """How the learner's engine called the hook of ``event`` otherwise than minigrad's
+    engine does (None if it called it the same way)."""
+    args, kind = event.args, event.kind
+    grads = (tuple, list)
+    right = {"tensor_hook": len(args) == 1 and (args[0] is None or isinstance(args[0], torch.Tensor)),
+             "pre_hook": len(args) == 1 and isinstance(args[0], grads),
+             "post_hook": len(args) == 2 and all(isinstance(a, grads) for a in args),
+             "post_accumulate_hook": len(args) == 1 and args[0] is getattr(event.node, "variable", None),
+             "callback": not args}.get(kind, True)
+    return None if right else _described(args)
+
+
+def _slot_received(event, slot):
+    """The gradient in ``slot`` of the input buffer that ``event`` (at a node) saw, or a
+    marker object when the event does not show that slot."""
+    if event.kind == "tensor_hook" and event.slot == slot:
+        return event.args[0]
+    if event.kind == "pre_hook" and isinstance(event.args[0], (tuple, list)) and slot < len(event.args[0]):
+        return event.args[0][slot]
+    if event.kind == "apply" and slot < len(event.args):
+        return event.args[slot]
+    return _UNSEEN
+
+
+_UNSEEN = object()
+
+
+def _ignored_result(events, i):
+    """Whether the hook of ``events[i]`` returned a replacement that the learner's engine
+    did not hand on: to the next hook of the node, to the node itself, or (for its last
+    post-hook) to the nodes it sends gradients to. None when the events cannot tell."""
+    event = events[i]
+    later = events[i + 1:]
+    if event.kind == "post_hook":
+        following = [e for e in later if e.node is event.node and e.kind == "post_hook"]
+        if following:
+            return not _same_values(following[0].args[0], event.result)
+        handed = [e for e in events[:i] if e.node is event.node and e.kind == "apply"]
+        if not handed or not isinstance(event.result, (tuple, list)):
+            return None
+        for (child, slot), original, new in zip(event.node.next_functions, handed[-1].result, event.result):
+            if child is None or new is original or original is None:
+                continue
+            seen = next((_slot_received(e, slot) for e in later if e.node is child), _UNSEEN)
+            if seen is original:
+                return True
+        return None
+    for e in later:
+        if e.node is not event.node:
+            continue
+        if event.kind == "tensor_hook":
+            seen = _slot_received(e, event.slot)
+            if seen is not _UNSEEN:
+                return seen is not event.result
+        elif event.kind == "pre_hook" and e.kind in ("pre_hook", "apply"):
+            return not _same_values(e.args[0] if e.kind == "pre_hook" else e.args, event.result)
+    return None
+
+
+def _first_cause(got, want):
+    """The first thing that went wrong on the learner's engine, when the events show it
+    directly: a node run twice in one pass, a hook (or node) that raised where minigrad's
+    engine did not, a hook's result the engine did not use, or a node that never ran."""
+    raised_there = {(e.kind, want.name(e.node), type(e.result)) for e in want
+                    if isinstance(e.result, BaseException)}
+    if want.error is not None:
+        raised_there.add(("apply", None, type(want.error)))
+    runs = {}
+    for i, event in enumerate(got):
+        name = got.name(event.node)
+        if event.kind == "apply":
+            key = (event.pass_nr, id(event.node))
+            runs[key] = runs.get(key, 0) + 1
+            if runs[key] == 2:
+                total = sum(1 for e in got if e.kind == "apply" and e.node is event.node
+                            and e.pass_nr == event.pass_nr)
+                return (f"{name} ran {total} times in one pass: did it run before all of its "
+                        "gradients had arrived? A node runs once, when its dependency count "
+                        "reaches zero")
+        raised = isinstance(event.result, BaseException) and not (
+            (event.kind, name, type(event.result)) in raised_there
+            or (event.kind == "apply" and ("apply", None, type(event.result)) in raised_there))
+        if raised and event.kind == "apply":
+            return (f"engine.call_node({name}, ...) raised {_short(event.result)}: look at the "
+                    "input buffer your engine gave it")
+        if event.kind in _HOOK_CALLS:
+            what, how = _HOOK_CALLS[event.kind]
+            of = "" if event.node is None else f" of {name}"
+            called = _call_problem(event)
+            if raised and called:
+                return (f"{what}{of} raised {_short(event.result)}: your engine called it with "
+                        f"{called}, minigrad's engine calls it as {how}")
+            if raised:
+                return f"{what}{of} raised {_short(event.result)}; minigrad's engine calls it as {how}"
+            if called:
+                return f"your engine called {what}{of} with {called}; minigrad's engine calls it as {how}"
+        if event.kind in ("tensor_hook", "pre_hook", "post_hook") and event.result is not None \
+                and _ignored_result(got, i):
+            what, _ = _HOOK_CALLS[event.kind]
+            replaces = {"tensor_hook": "the gradient a tensor hook returns replaces its slot of "
+                                       "the input buffer",
+                        "pre_hook": "a tuple a pre-hook returns replaces the node's grad_outputs "
+                                    "(its input buffer)",
+                        "post_hook": "a tuple a post-hook returns replaces the node's grad_inputs "
+                                     "(what it hands on)"}[event.kind]
+            return (f"your engine ignored what {what} of {name} returned: {replaces}, for the "
+                    "next hook and for the node")
+    if got.error is None:
+        ran = {got.name(e.node) for e in got if e.kind == "apply"}
+        never = [n for n in dict.fromkeys(want.name(e.node) for e in want if e.kind == "apply")
+                 if n not in ran]
+        if never and ran:
+            return (f"{never[0]} never ran: its dependency count never reached zero. Every edge "
+                    "delivers, even one whose gradient is None: decrement the child's count for each")
+    return None
+
+
+def _diagnosis(got, want):
+    """What the learner's run ``got`` (a :class:`_Run`) shows went wrong, compared with
+    ``want``, minigrad's, said as directly as the traces allow (or None)."""
+    cause = _first_cause(got.events, want.events)
+    if cause:
+        return cause
+
+    def runs(trace):
+        return [line for line in trace if line.startswith("run ")]
+    if runs(want.log) and runs(got.log) == runs(want.log):
+        out_of_place = _first_hook_out_of_place(got.events, want.events)
+        if out_of_place:
+            return f"the nodes ran in the right order but the hooks did not: {out_of_place}"
+        return ("the nodes ran in the right order but the values differ: does the input "
+                "buffer add the gradients that arrive in the same slot?")
+    if runs(want.log) and sorted(runs(got.log)) == sorted(runs(want.log)):
+        return "the same nodes in another order: pop the ready node with the highest _sequence_nr() first"
+    hooked = any(e.kind in _HOOK_LEVELS and e.kind != "apply" for e in want.events)
+    out_of_place = _first_hook_out_of_place(got.events, want.events)
+    if hooked and out_of_place and got.events.error is None and not runs(want.log):
+        return f"the hooks ran out of order: {out_of_place}"
     return None
 
 
@@ -629,60 +975,42 @@ class _Bypass(Exception):
         self.parts = parts
 
 
+class _Run:
+    """One scenario on one engine: ``log``, the trace compared (the scenario's own lines,
+    then "raised ..." if an exception left it), and the ``events`` of its passes."""
+
+    def __init__(self, log, events):
+        self.log, self.events = log, events
+
+
 def _trace(scenario, run_backward=None):
-    """The scenario's log on the real engine, or on ``run_backward`` (raising _Bypass
-    when minigrad's engine, or one of its _ENGINE_PARTS, ran during it), and where an
-    exception was raised outside minigrad (None if nowhere)."""
-    log, where = [], None
+    """The scenario on the real engine, or on ``run_backward`` (raising _Bypass when
+    minigrad's engine, or one of its _ENGINE_PARTS, ran during it), as a :class:`_Run`."""
+    log = []
     before = engine.real_engine_runs()
     watcher = _watch_calls(_ENGINE_PARTS)
 
     def watched(root, grad_outputs, keep_graph):
         with watcher:
             run_backward(root, grad_outputs, keep_graph)
-    try:
-        if run_backward is None:
-            scenario(log)
-        else:
-            with engine.use(watched):
-                scenario(log)
-    except NotImplementedError:
-        raise
-    except Exception as exc:
-        log.append(f"raised {type(exc).__name__}: {exc}")
-        # the learner's last line in the traceback, to show when the traces differ
-        frame = _learners_frame(exc.__traceback__)
-        if frame:
-            where = f"line {frame.lineno} of your code: {frame.line}"
+    events = engine_events(lambda: scenario(log), None if run_backward is None else watched)
+    if events.error is not None:
+        log.append(f"raised {type(events.error).__name__}: {events.error}")
     if run_backward is not None and engine.real_engine_runs() != before:
         raise _Bypass()
     if watcher.ran:
         raise _Bypass(watcher.ran)
-    return log, where
+    return _Run(log, events)
 
 
 def _first_difference(got, want):
     for i, (g, w) in enumerate(zip(got, want)):
         if g != w:
-            return f"line {i + 1} is {g!r}, expected {w!r}"
+            return f"trace line {i + 1} is {g!r} on your engine, {w!r} on minigrad's"
     if len(got) < len(want):
-        return f"your trace stops after {len(got)} line(s); next expected: {want[len(got)]!r}"
-    return f"your trace has an extra line {got[len(want)]!r}"
-
-
-def _diagnosis(got, want, scenario, run_backward):
-    """A hint from the shape of the difference, when it is a telling one."""
-    def runs(trace):
-        return [line for line in trace if line.startswith("run ")]
-    if runs(want) and runs(got) == runs(want):
-        out_of_place = _first_hook_out_of_place(scenario, run_backward)
-        if out_of_place:
-            return f"the nodes ran in the right order but the hooks did not: {out_of_place}"
-        return ("the nodes ran in the right order but the values differ: does the input "
-                "buffer add the gradients that arrive in the same slot?")
-    if runs(want) and sorted(runs(got)) == sorted(runs(want)):
-        return "the same nodes in another order: pop the ready node with the highest _sequence_nr() first"
-    return None
+        return (f"your engine's trace stops after {len(got)} line(s); minigrad's goes on with "
+                f"{want[len(got)]!r}")
+    return f"your engine's trace has an extra line {got[len(want)]!r}"
 
 
 def _name_and_hint(scenario):
@@ -691,13 +1019,25 @@ def _name_and_hint(scenario):
     return name.strip(), " ".join(hint.split()).rstrip(".") or None
 
 
+def _failure_row(name, hint, got, want):
+    """A failing scenario's rows of the scoreboard: what went wrong (or the scenario's
+    hint), the first trace line that differs, and the learner's line that raised."""
+    cause = _diagnosis(got, want)
+    rows = [f"  ✗ {name}: " + (cause if cause else f"hint: {hint}" if hint else "the traces differ")]
+    rows.append(f"      {_first_difference(got.log, want.log)}")
+    where = got.events.where
+    if where is not None and got.log[-1:] != want.log[-1:] and got.log[-1].startswith("raised "):
+        rows.append(f"      your code, line {where.lineno}: {where.line}")
+    return "\n".join(rows)
+
+
 def _scoreboard(run_backward, scenarios, what):
-    rows, matched = [], 0
+    failing, passing = [], []
     for scenario in scenarios:
         name, hint = _name_and_hint(scenario)
-        want, _ = _trace(scenario)
+        want = _trace(scenario)
         try:
-            got, where = _trace(scenario, run_backward)
+            got = _trace(scenario, run_backward)
         except _Bypass as bypass:
             if bypass.parts:
                 return _Result(False, f"{what}: on {name!r} your engine called minigrad's own "
@@ -709,21 +1049,17 @@ def _scoreboard(run_backward, scenarios, what):
             return _Result(False, f"{what}: on {name!r} minigrad's own engine ran during your pass "
                                  "(engine.real_engine_runs() moved), so this scores it, not you. "
                                  "Write the loop yourself with engine.call_node and the hook helpers.")
-        if got == want:
-            matched += 1
-            rows.append(f"  ✓ {name}")
-            continue
-        hint = _diagnosis(got, want, scenario, run_backward) or hint
-        row = f"  ✗ {name}: {_first_difference(got, want)}"
-        if where and got[-1:] != want[-1:] and got[-1:] and got[-1].startswith("raised "):
-            row += f" ({where})"
-        elif hint:
-            row += f" (hint: {hint})"
-        rows.append(row)
-    board = f"your engine: {matched}/{len(scenarios)} scenarios match"
-    if matched == len(scenarios):
+        if got.log == want.log:
+            passing.append(f"  ✓ {name}")
+        else:
+            failing.append(_failure_row(name, hint, got, want))
+    board = f"your engine: {len(passing)}/{len(scenarios)} scenarios match"
+    if not failing:
         return _Result(True, f"{what}: {board}, the same traces as minigrad's engine.")
-    return _Result(False, "\n".join([f"{what}: {board}:"] + rows))
+    first = ("the one that differs comes first" if len(failing) == 1 else
+             f"the {len(failing)} that differ come first")
+    return _Result(False, "\n".join([f"{what}: {board}; {first}:"]
+                                    + failing + passing))
 
 
 def _probe(run_backward):
@@ -863,7 +1199,7 @@ def claims_on_engine(run_backward, claims=None):
             except NotImplementedError:
                 raise
             except Exception as exc:
-                problem = f"raised {type(exc).__name__}: {exc}"
+                problem = f"raised {describe_error(exc)}"
         if calls:
             rows.append((name, claim.VERDICT, problem is None, problem))
     torch.set_rng_state(state)           # the scenarios seed it: leave the learner's as it was

@@ -239,20 +239,22 @@ def _train(model, opt, batches):
     return trajectory
 
 
-def _lookahead_run(k, alpha, every=None, lazy=False, before_step=False):
-    """Lookahead as a plain loop; the keyword arguments give the likely mistakes: syncing
-    ``every`` step, taking the slow weights at the first step (``lazy``), syncing before
-    the update (``before_step``, a step pre-hook)."""
+def _lookahead_run(k, alpha, sync_steps=None, lazy=False, before_step=False, groups=None):
+    """Lookahead as a plain loop. The keyword arguments give the likely mistakes:
+    synchronising at other steps than every k-th (``sync_steps``, the steps that do), taking
+    the slow weights at the first step (``lazy``), synchronising before the update
+    (``before_step``, a step pre-hook), only the parameters of some param ``groups``."""
     model, opt, batches = _lookahead_setup()
-    params = list(model.parameters())
-    slow = [None if lazy else p.detach().clone() for p in params]
+    synced = [p for i, g in enumerate(opt.param_groups) if groups is None or i in groups
+              for p in g["params"]]
+    slow = [None if lazy else p.detach().clone() for p in synced]
 
     def sync(t):
         with _no_grad():
-            for i, p in enumerate(params):
+            for i, p in enumerate(synced):
                 if slow[i] is None:
                     slow[i] = p.detach().clone()
-                if t % (every or k) == 0:
+                if (t % k == 0) if sync_steps is None else (t in sync_steps):
                     slow[i] += alpha * (p - slow[i])
                     p.copy_(slow[i])
     trajectory = []
@@ -264,7 +266,7 @@ def _lookahead_run(k, alpha, every=None, lazy=False, before_step=False):
         opt.step()
         if not before_step:
             sync(t)
-        trajectory.append([p.detach().numpy().copy() for p in params])
+        trajectory.append([p.detach().numpy().copy() for p in model.parameters()])
     return trajectory
 
 
@@ -272,14 +274,45 @@ def _same(a, b):
     return all(np.allclose(x, y, atol=1e-6) for xs, ys in zip(a, b) for x, y in zip(xs, ys))
 
 
-_LOOKAHEAD_MISTAKES = [
-    (dict(every=1), "the weights are synchronised after every step: count the steps and "
-                    "synchronise only when the count reaches a multiple of k."),
-    (dict(lazy=True), "the slow weights start from the weights after the first k steps: take "
-                      "them (clones) when the hook is attached, before any step."),
-    (dict(before_step=True), "the synchronisation runs before the optimizer's update: use a "
-                             "step post-hook, which sees the weights after the update."),
-]
+def _steps_said(steps):
+    return ", ".join(str(t) for t in sorted(steps))
+
+
+def _lookahead_mistakes(k, alpha):
+    """(the keyword arguments of _lookahead_run that make a likely mistake, what it is and
+    what to do), most telling first."""
+    right = {t for t in range(1, _STEPS + 1) if t % k == 0}
+    every_step = set(range(1, _STEPS + 1))
+    mistakes = [
+        (dict(alpha=0.0), "the parameters go back to the weights they had when the hook was "
+                          "attached, every k steps: the slow weights never move. Move them by "
+                          "alpha * (fast - slow) before copying them into the parameters."),
+        (dict(alpha=1 - alpha), f"the slow weights move by (1 - alpha) * (fast - slow), not by "
+                                f"alpha * (fast - slow) (alpha={alpha}): slow += alpha * (fast - "
+                                "slow)."),
+        (dict(sync_steps=every_step), "the weights are synchronised after every step: count "
+                                      "the steps and synchronise only when the count reaches a "
+                                      "multiple of k."),
+        (dict(groups={0}), "only the parameters of the first param group are synchronised: "
+                           "Lookahead keeps slow weights for every parameter of every group "
+                           "(loop over optimizer.param_groups, not param_groups[0])."),
+        (dict(groups={1}), "only the parameters of the last param group are synchronised: "
+                           "Lookahead keeps slow weights for every parameter of every group."),
+        (dict(lazy=True), "the slow weights start from the weights after the first k steps: take "
+                          "them (clones) when the hook is attached, before any step."),
+        (dict(before_step=True), "the synchronisation runs before the optimizer's update: use a "
+                                 "step post-hook, which sees the weights after the update."),
+    ]
+    # off by one: the steps counted from 0, or every k - 1 or k + 1 steps
+    for steps in ({t for t in range(1, _STEPS + 1) if (t - 1) % k == 0},
+                  {t for t in range(1, _STEPS + 1) if t % (k + 1) == 0},
+                  {t for t in range(1, _STEPS + 1) if t % (k - 1) == 0}):
+        mistakes.append((dict(sync_steps=steps),
+                         f"off by one: your hook synchronises after steps {_steps_said(steps)}, "
+                         f"Lookahead after every k-th step (k={k}): steps {_steps_said(right)}. "
+                         "Count the steps from 1, add one at each call of the hook, and "
+                         "synchronise when the count is a multiple of k."))
+    return mistakes
 
 
 def check_lookahead(attach_lookahead):
@@ -287,7 +320,7 @@ def check_lookahead(attach_lookahead):
     parameters when it is called) and, after every k-th ``step``, moves them by
     ``alpha * (fast - slow)`` and copies them into the parameters; returns the handle."""
     def body():
-        k, alpha = 3, 0.5
+        k, alpha = 3, 0.3
         model, opt, batches = _lookahead_setup()
         params = list(model.parameters())
         handle = attach_lookahead(opt, k, alpha)
@@ -300,13 +333,19 @@ def check_lookahead(attach_lookahead):
             return _Result(False, "the weights are not finite after training.")
         want = _lookahead_run(k, alpha)
         if not _same(got, want):
-            if _same(got, _lookahead_run(k, alpha, every=10 ** 6)):
-                return _Result(False, "the weights are those of plain SGD: the slow weights never "
-                                      "reached the parameters. Copy them into the parameters (in "
-                                      "place) after updating them, and keep them as clones (if "
-                                      "they are the parameters themselves, they move with them).")
-            for mistake, message in _LOOKAHEAD_MISTAKES:
-                if _same(got, _lookahead_run(k, alpha, **mistake)):
+            if _same(got, _lookahead_run(k, alpha, sync_steps=set())):
+                # alpha taken as 1 (slow <- fast), no copy back, or slow weights that are the
+                # parameters themselves: each leaves the parameters as SGD made them
+                return _Result(False, "the weights are those of plain SGD: every synchronisation "
+                                      "left the parameters as the update made them. Three "
+                                      "mistakes do that: alpha ignored (slow <- fast: move the "
+                                      "slow weights by alpha * (fast - slow) instead); slow "
+                                      "weights that never reach the parameters (copy them in, in "
+                                      "place, after updating them); slow weights that are the "
+                                      "parameters themselves (keep them as clones, or they move "
+                                      "with them).")
+            for mistake, message in _lookahead_mistakes(k, alpha):
+                if _same(got, _lookahead_run(k, mistake.pop("alpha", alpha), **mistake)):
                     return _Result(False, message)
             step = next(t for t, (a, b) in enumerate(zip(got, want), 1) if not _same([a], [b]))
             return _Result(False, f"the weights differ from Lookahead's after step {step} of {_STEPS} "
@@ -326,6 +365,6 @@ def check_lookahead(attach_lookahead):
             still_active="after handle.remove() the weights are still synchronised.")
         if not r:
             return r
-        return _Result(True, "Lookahead's weights after every step (k=3, alpha=0.5, momentum, two "
+        return _Result(True, f"Lookahead's weights after every step (k={k}, alpha={alpha}, momentum, two "
                              "param groups), updated in place, and remove() stops it.")
     return _run_check("attach_lookahead", body)

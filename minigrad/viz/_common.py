@@ -11,6 +11,7 @@ import html
 import numpy as np
 
 from ..autograd._names import hook_name, node_name  # noqa: F401  (the viz modules import them from here)
+from ._language import text as _text
 
 
 def new_axes(figsize):
@@ -193,8 +194,8 @@ def legend_html(node_states=tuple(NODE_COLORS), kinds=HOOK_KINDS + ("apply",)):
                 f'white-space:nowrap"><span style="display:inline-block;width:0.9em;'
                 f'height:0.9em;background:{color};border:1px solid #7a869a;'
                 f'vertical-align:middle;margin-right:0.3em"></span>{escape(text)}</span>')
-    nodes = "".join(swatch(NODE_COLORS[s], NODE_MEANINGS[s], f"legend-node legend-{s}")
+    nodes = "".join(swatch(NODE_COLORS[s], _text(NODE_MEANINGS[s]), f"legend-node legend-{s}")
                     for s in node_states)
     events = "".join(swatch(kind_color(k), k, f"legend-kind legend-{k}") for k in kinds)
-    return (f'<div style="font-size:12px;line-height:1.6"><b>nodes:</b> {nodes}<br>'
-            f'<b>events:</b> {events}</div>')
+    return (f'<div style="font-size:12px;line-height:1.6"><b>{_text("nodes")}:</b> {nodes}<br>'
+            f'<b>{_text("events")}:</b> {events}</div>')

@@ -19,6 +19,7 @@ from ._common import (HOOK_KINDS, NODE_COLORS as _NODE_COLORS, escape as _escape
                       label_lookup as _label_lookup, legend_html as _legend_html,
                       node_label as _node_label, summarize as _summarize, to_numpy as _to_numpy)
 from ..autograd.engine import backward_steps as _backward_steps
+from ._language import text as _text
 from .drawing import draw_graph as _draw_graph, graph_nodes as _graph_nodes
 
 __all__ = ["EngineStepper", "predict_next", "HOOK_KINDS"]
@@ -151,9 +152,9 @@ class EngineStepper(widgets.VBox):
         self.done = False
         self.error = None
 
-        self.step_button = widgets.Button(description="Step", icon="step-forward")
-        self.run_button = widgets.Button(description="Run to end", icon="fast-forward")
-        self.reset_button = widgets.Button(description="Reset", icon="refresh")
+        self.step_button = widgets.Button(description=_text("Step"), icon="step-forward")
+        self.run_button = widgets.Button(description=_text("Run to end"), icon="fast-forward")
+        self.reset_button = widgets.Button(description=_text("Reset"), icon="refresh")
         self.status = widgets.HTML()
         self.graph = widgets.Image(format="png")
         self.event_list = widgets.HTML(
@@ -350,10 +351,10 @@ class EngineStepper(widgets.VBox):
     def _state_panels(self):
         """HTML for the next-hook, queue, dependency and buffer panels."""
         event = self.current
-        titles = ("Next hook", "Ready queue (pops from the top)",
-                  "Dependencies left", "Input buffers (gradients gathered)")
+        titles = tuple(_text(t) for t in ("Next hook", "Ready queue (pops from the top)",
+                                          "Dependencies left", "Input buffers (gradients gathered)"))
         if event is None or getattr(event, "state", None) is None:
-            text = _NOT_STARTED if event is None else _NOT_RECORDED
+            text = _text(_NOT_STARTED if event is None else _NOT_RECORDED)
             return [f"<b>{t}</b>: <i>{text}</i>" for t in titles]
         state = event.state
         states = self.node_states()
@@ -362,14 +363,15 @@ class EngineStepper(widgets.VBox):
         try:
             next_step, next_hook = predict_next(self.events)
         except LookupError as exc:
-            nxt = f"<b>{titles[0]}</b>: <i>cannot tell ({_escape(exc)})</i>"
+            cannot = _text("cannot tell ({error})", error=_escape(exc))
+            nxt = f"<b>{titles[0]}</b>: <i>{cannot}</i>"
         else:
             if next_hook is None and next_step is None:
-                hook_text = "none: the pass ends"
+                hook_text = _text("none: the pass ends")
             elif next_hook is None:
                 at = _escape(self._label(next_step[1])) if next_step[1] is not None else ""
-                hook_text = (f"none at {at}, the next node" if event.kind == "node_done"
-                             else f"none left at {at} (then the queue decides)")
+                hook_text = _text("none at {node}, the next node" if event.kind == "node_done"
+                                  else "none left at {node} (then the queue decides)", node=at)
             else:
                 kind, node, hook = next_hook
                 where = "" if node is None else f" at {_escape(self._label(node))}"
@@ -377,13 +379,13 @@ class EngineStepper(widgets.VBox):
                              f'(<span class="kind" style="color:{_kind_color(kind)}">'
                              f"{_escape(kind)}</span>{where})")
             if next_step is None:
-                step_text = "the pass ends"
+                step_text = _text("the pass ends")
             else:
                 kind, node, _ = next_step
                 where = "" if node is None else f" {_escape(self._label(node))}"
                 step_text = f"{_escape(kind)}{where}"
             nxt = (f'<b>{titles[0]}</b>: <span class="next-hook">{hook_text}</span><br>\n'
-                   f'<span style="color:#555">next step: <span class="next-step">'
+                   f'<span style="color:#555">{_text("next step")}: <span class="next-step">'
                    f"{step_text}</span></span>")
 
         if state.queue:
@@ -393,14 +395,14 @@ class EngineStepper(widgets.VBox):
                 f"{_seq_text(seq)}</span></li>\n" for seq, node, _ in state.queue)
             queue = f"<b>{titles[1]}</b>\n<ol style=\"margin:0;padding-left:2em\">{items}</ol>"
         else:
-            queue = f"<b>{titles[1]}</b>: <i>empty</i>"
+            queue = f"<b>{titles[1]}</b>: <i>{_text('empty')}</i>"
 
         rows = "".join(
             f'<tr{self._swatch(states.get(node))}><td class="node" {cell}>'
             f'{_escape(self._label(node))}</td>\n<td class="count" {cell}>{count}</td></tr>\n'
             for node, count in state.dependencies.items())
         deps = (f"<b>{titles[2]}</b>\n<table>{rows}</table>" if rows
-                else f"<b>{titles[2]}</b>: <i>none (the root only)</i>")
+                else f"<b>{titles[2]}</b>: <i>{_text('none (the root only)')}</i>")
 
         def grads(buffer):
             return ", ".join("&mdash;" if g is None else _escape(_summarize(_to_numpy(g)))
@@ -414,7 +416,7 @@ class EngineStepper(widgets.VBox):
             f'<tr{self._swatch(st)}><td class="node" {cell}>{_escape(self._label(node))}'
             f'</td>\n<td class="grads" {cell}>{grads(buf)}</td></tr>\n' for node, buf, st in held)
         buffers = (f"<b>{titles[3]}</b>\n<table>{rows}</table>" if rows
-                   else f"<b>{titles[3]}</b>: <i>none held</i>")
+                   else f"<b>{titles[3]}</b>: <i>{_text('none held')}</i>")
         return [nxt, queue, deps, buffers]
 
     def _event_html(self, i, event, current):
@@ -435,15 +437,17 @@ class EngineStepper(widgets.VBox):
     def _refresh(self):
         n = len(self.events)
         if self.error is not None:
-            text = (f'<span style="color:#b00020">stopped after {n} events: '
-                    f"{_escape(type(self.error).__name__)}: {_escape(self.error)}</span>")
+            stopped = _text("stopped after {n} events: {error}", n=n,
+                            error=f"{_escape(type(self.error).__name__)}: {_escape(self.error)}")
+            text = f'<span style="color:#b00020">{stopped}</span>'
         elif self.done:
-            text = f"<b>done</b>: the backward pass finished after {n} events"
+            text = (f"<b>{_text('done')}</b>: "
+                    + _text("the backward pass finished after {n} events", n=n))
         elif n == 0:
-            text = "ready: press <b>Step</b> to run the engine's first step"
+            text = _text("ready: press <b>Step</b> to run the engine's first step")
         else:
             ev = self.current
-            text = (f"step {n}: <b>{_escape(ev.kind)}</b> at "
+            text = (f"{_text('step {n}', n=n)}: <b>{_escape(ev.kind)}</b> {_text('at')} "
                     f"{_escape(_node_label(ev.node, self._lookup, multiline=False))}")
         self.status.value = text
         items = "".join(self._event_html(i, e, i == n)

@@ -12,6 +12,8 @@ handed on (``node_done``). Final callbacks (``queue_callback``) come last.
 
 :func:`format_events` writes that as text, :func:`hook_timeline` as a chart.
 Both are deterministic: node names and hook names, never ids or addresses.
+An event whose ``result`` is an exception (a hook that raised, recorded by lesson 10's
+``engine_events``) is marked: "raised TypeError" in the text, a red cross on the chart.
 """
 
 from matplotlib.lines import Line2D as _Line2D
@@ -34,6 +36,13 @@ _MARKERS = {
 # Colours: the package's one legend (viz._common.KIND_COLORS), shared with the stepper.
 KIND_STYLE = {kind: dict(marker=_MARKERS[kind], color=_KIND_COLORS[kind]) for kind in KINDS}
 _OTHER_STYLE = dict(marker="d", color=_OTHER_KIND_COLOR)
+
+
+_RAISED_STYLE = dict(marker="X", color="#d62728")
+
+
+def _raised(event):
+    return isinstance(getattr(event, "result", None), BaseException)
 
 
 def _kind_order(kinds):
@@ -64,6 +73,8 @@ def format_events(events, labels=None, show_args=False):
             line += f"  hook={hook}"
         if show_args:
             line += f"  args={_summarize(event.args)}"
+        if _raised(event):
+            line += f"  raised {type(event.result).__name__}"
         lines.append(line.rstrip())
     return lines
 
@@ -75,7 +86,8 @@ def hook_timeline(events, ax=None, labels=None):
     the order the engine ran them; the marker's shape and colour give the
     event kind (legend on the right). Events without a node (final callbacks)
     go on an ``(engine)`` row. Returns the Axes; exactly one marker per event,
-    one scatter collection per kind present.
+    one scatter collection per kind present, and a red cross over each event
+    whose ``result`` is an exception (a hook that raised; legend "raised").
     """
     events = list(events)
     lookup = _label_lookup(labels)
@@ -106,6 +118,15 @@ def hook_timeline(events, ax=None, labels=None):
         handles.append(_Line2D([], [], ls="", marker=style["marker"], color=style["color"],
                               markeredgecolor="#333333", markeredgewidth=0.5,
                               markersize=7, label=kind))
+
+    raised = [(step, rows[id(e.node) if e.node is not None else None])
+              for step, e in enumerate(events, start=1) if _raised(e)]
+    if raised:
+        xs, ys = zip(*raised)
+        ax.scatter(xs, ys, s=160, marker=_RAISED_STYLE["marker"], color=_RAISED_STYLE["color"],
+                   alpha=0.6, zorder=4)
+        handles.append(_Line2D([], [], ls="", marker=_RAISED_STYLE["marker"],
+                               color=_RAISED_STYLE["color"], alpha=0.6, markersize=9, label="raised"))
 
     ax.set_yticks(range(len(rows)), row_names)
     ax.set_ylim(len(rows) - 0.5, -0.5)
