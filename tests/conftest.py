@@ -12,17 +12,25 @@ In CI (``CI=true``) every extra is installed, so there such a skip is a failure 
 as the Binder and browser tests fail there when their tools are missing: a CI run
 without torch would otherwise pass with most of the suite skipped. Outside CI they stay
 skips.
+
+The OpInfo sweep (``tests/opinfo``) writes its summary line to
+``build/opinfo/summary.txt``; the run that wrote it prints it at the end.
 """
 import importlib.util
 import os
 import re
+import time
+from pathlib import Path
 
 import pytest
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 # module -> the pyproject extra that installs it, for the modules tests skip without
-EXTRA_MODULES = {"torch": "torch", "torchviz": "torch", "sklearn": "test", "ipywidgets": "lessons",
-                 "nbformat": "instructor"}
+EXTRA_MODULES = {"torch": "torch", "torchviz": "torch", "expecttest": "torch", "sklearn": "test",
+                 "ipywidgets": "lessons", "nbformat": "instructor"}
+# the OpInfo sweep's summary line (tests/opinfo), shown at the end of the run that wrote it
+OPINFO_SUMMARY = Path(__file__).resolve().parents[1] / "build" / "opinfo" / "summary.txt"
+_STARTED = pytest.StashKey[float]()
 
 
 @pytest.hookimpl(tryfirst=True)      # before xdist reads the marks into node ids
@@ -57,3 +65,15 @@ def pytest_runtest_makereport(item, call):
 def pytest_make_collect_report(collector):
     outcome = yield
     missing_extra_fails_in_ci(outcome.get_result())
+
+
+def pytest_sessionstart(session):
+    session.config.stash[_STARTED] = time.time()
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """The OpInfo sweep's summary line, when this run made it (in any xdist worker)."""
+    started = config.stash.get(_STARTED, None)
+    if started is not None and OPINFO_SUMMARY.exists() and OPINFO_SUMMARY.stat().st_mtime >= started:
+        terminalreporter.write_sep("=", "OpInfo sweep (tests/opinfo)")
+        terminalreporter.write_line(OPINFO_SUMMARY.read_text(encoding="utf-8").strip())
