@@ -39,3 +39,5 @@ try:
     torch.tensor([1.0], dtype=torch.bfloat16).numpy()
 except TypeError as e:
     print("TypeError:", e)
+legacy = torch.BFloat16Tensor([1.5, 2.25])
+print(legacy, isinstance(legacy, torch.BFloat16Tensor), legacy.get_device(), torch.ones(1).get_device())

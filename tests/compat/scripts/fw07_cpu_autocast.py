@@ -94,3 +94,23 @@ try:
     torch.autocast(torch.device("cpu"))
 except ValueError as e:
     print("ValueError:", e)
+
+# the state functions autocast's context manager is built from (as custom AMP helpers call them)
+print(torch.is_autocast_cache_enabled(), torch.autocast_increment_nesting(),
+      torch.autocast_decrement_nesting())
+torch.set_autocast_enabled("cpu", True)
+torch.set_autocast_dtype("cpu", torch.float16)
+print((a @ b).dtype, torch.is_autocast_enabled("cpu"))
+torch.set_autocast_cache_enabled(False)
+print(torch.is_autocast_cache_enabled())
+torch.set_autocast_cache_enabled(True)
+torch.clear_autocast_cache()
+torch.set_autocast_enabled("cpu", False)
+torch.set_autocast_dtype("cpu", torch.bfloat16)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)
+    torch.set_autocast_cpu_enabled(True)
+    torch.set_autocast_cpu_dtype(torch.bfloat16)
+    print(torch.is_autocast_cpu_enabled(), torch.get_autocast_cpu_dtype(), (a @ b).dtype)
+    torch.set_autocast_cpu_enabled(False)
+print(torch.is_autocast_enabled("cpu"), (a @ b).dtype)
