@@ -39,6 +39,10 @@ _ZH = {
     "run": "训练",
     "step": "步数",
     "decay": "衰减率",
+    # lesson 05: the terms the loss uses (a * 2, b * 3, c)
+    "use_a": "a * 2 项",
+    "use_b": "b * 3 项",
+    "use_c": "c 项",
     # EngineStepper
     "Step": "单步",
     "Run to end": "运行到底",
