@@ -7,8 +7,9 @@ import numpy as np
 
 from . import _ops as ops
 from . import _ranges, dtypes
-from ._device import check_device
+from ._device import META, check_device
 from ._dispatch import apply_op
+from ._meta import MetaArray
 from ._tensor import Tensor, check_can_require_grad
 from ._tensor_methods import _as_tensor, _dim, _shape_arg
 
@@ -40,9 +41,11 @@ def _rng():
 
 
 def _new(data, dtype, requires_grad, device=None):
-    check_device(device)
     np_dtype = dtypes.to_numpy_dtype(dtype) or (np.float32 if data.dtype.kind == "f" else data.dtype)
-    t = Tensor._wrap(np.asarray(data, dtype=np_dtype, order="C"))
+    if check_device(device) is META:        # a shape and a dtype, no data
+        t = Tensor._wrap(MetaArray(data.shape, np_dtype))
+    else:
+        t = Tensor._wrap(np.asarray(data, dtype=np_dtype, order="C"))
     if requires_grad:
         check_can_require_grad(t._array)
         t.requires_grad = True
@@ -51,11 +54,14 @@ def _new(data, dtype, requires_grad, device=None):
 
 def tensor(data, dtype=None, requires_grad=False, device=None):
     """``torch.tensor(data)``: copies ``data``; floats default to float32."""
-    check_device(device)
+    device = check_device(device)
     if isinstance(data, Tensor):
         data = data._array
     np_dtype = dtypes.to_numpy_dtype(dtype)
-    arr = np.array(data, dtype=np_dtype)
+    if np_dtype is not None and np_dtype.char in "eE":     # through float32, as PyTorch converts
+        arr = np.array(data, dtype=np.float32).astype(np_dtype)
+    else:
+        arr = np.array(data, dtype=np_dtype)
     if np_dtype is None:
         if arr.dtype.kind == "f":
             # a numpy array or scalar keeps float64/float16; Python floats become float32
@@ -65,7 +71,7 @@ def tensor(data, dtype=None, requires_grad=False, device=None):
             arr = arr.astype(np.int64)
         elif arr.dtype.kind not in "b":
             arr = arr.astype(np.float32)
-    t = Tensor._wrap(arr)
+    t = Tensor._wrap(MetaArray(arr.shape, arr.dtype) if device is META else arr)
     if requires_grad:
         check_can_require_grad(arr)
         t.requires_grad = True
@@ -90,17 +96,18 @@ def full(size, fill_value, dtype=None, requires_grad=False, device=None):
     return _new(np.full(tuple(size), fill_value, dtype=np.float64), dtype, requires_grad, device)
 
 
+# The *_like factories put their tensor on the input's device unless given one.
 def zeros_like(t, dtype=None, requires_grad=False, device=None):
-    return _new(np.zeros(t._array.shape), dtype or t.dtype, requires_grad, device)
+    return _new(np.zeros(t._array.shape), dtype or t.dtype, requires_grad, device or t.device)
 
 
 def ones_like(t, dtype=None, requires_grad=False, device=None):
-    return _new(np.ones(t._array.shape), dtype or t.dtype, requires_grad, device)
+    return _new(np.ones(t._array.shape), dtype or t.dtype, requires_grad, device or t.device)
 
 
 def full_like(t, fill_value, dtype=None, requires_grad=False, device=None):
     return _new(np.full(t._array.shape, fill_value, dtype=np.float64), dtype or t.dtype, requires_grad,
-                device)
+                device or t.device)
 
 
 def _scalar(value):
@@ -160,10 +167,9 @@ def from_numpy(array):
 
 
 def as_tensor(data, dtype=None, device=None):
-    check_device(device)
-    if isinstance(data, Tensor) and dtype is None:
+    if isinstance(data, Tensor) and dtype is None and check_device(device) is data.device:
         return data
-    return tensor(data, dtype=dtype)
+    return tensor(data, dtype=dtype, device=device)
 
 
 # --- functions of the top-level namespace -----------------------------------------------

@@ -1,9 +1,18 @@
-"""``torch.device``: where a tensor's data lives. minigrad has one device, the CPU.
+"""``torch.device``: where a tensor's data lives. minigrad has the CPU, and the meta
+device, where tensors have a shape and a dtype but no data (``_meta.py``).
 
-PyTorch counterpart: ``torch.device`` (``c10/core/Device.h``). The names of PyTorch's
-other device types are accepted by ``device(...)`` so that scripts can *describe*
-them (``device("cuda")`` is a value, as in PyTorch), but putting a tensor there raises
-an error that says minigrad is CPU-only.
+PyTorch counterpart: ``torch.device`` (``c10/core/Device.h``), and for the default
+device ``torch.set_default_device``/``get_default_device`` and ``with torch.device(...):``
+(``torch/utils/_device.py``). The names of PyTorch's other device types are accepted by
+``device(...)`` so that scripts can *describe* them (``device("cuda")`` is a value, as in
+PyTorch), but putting a tensor there raises an error that says minigrad is CPU-only.
+
+The default device is where factories (``empty``, ``zeros``, ``tensor``, ``randn``, ...)
+put a tensor when no ``device=`` is given: ``with torch.device("meta"):`` makes it the
+meta device for a block, so the modules built inside have parameters with no memory.
+Where minigrad differs: PyTorch implements the block as a ``TorchFunctionMode`` that adds
+``device=`` to factory calls (so it shows on the function-mode stack); minigrad keeps the
+default device as a stack that factories read, and ``torch.device`` objects nest.
 """
 
 _DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
@@ -18,6 +27,7 @@ class device:
     equals only another device with the same type and index: ``t.device == "cpu"`` is
     False (compare ``t.device.type == "cpu"``, or with ``minigrad.device("cpu")``)."""
 
+    __module__ = "minigrad"         # prints as <class 'minigrad.device'>
     __slots__ = ("type", "index")
 
     def __init__(self, type, index=None):
@@ -66,19 +76,46 @@ class device:
     def __reduce__(self):
         return (device, (self.type, self.index))
 
+    def __enter__(self):
+        """``with torch.device("meta"):``: factories without ``device=`` use this device
+        inside the block."""
+        _default_devices.append(check_device(self))
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        _default_devices.pop()
+
 
 CPU = device("cpu")
+META = device("meta")
+_default_devices = [CPU]        # the innermost is the default device
+
+
+def set_default_device(device):
+    """``torch.set_default_device(device)``: where factories put tensors from now on
+    (``None`` means the CPU again)."""
+    _default_devices[0] = CPU if device is None else check_device(device)
+
+
+def get_default_device():
+    """``torch.get_default_device()``: the device factories use when given none."""
+    return _default_devices[-1]
 
 
 def check_device(where):
-    """Accept ``None``, ``"cpu"``, ``"cpu:0"`` or a cpu ``device``; refuse any other
-    device with a message saying minigrad is CPU-only (``cuda``: the AssertionError
-    PyTorch raises when it was built without CUDA)."""
-    if where is None or where is CPU or where == "cpu":
+    """The device a tensor may go to: ``None`` means the default device; a cpu or meta
+    device (given as a ``device`` or a string) is itself; any other device is refused with
+    a message saying minigrad is CPU-only (``cuda``: the AssertionError PyTorch raises when
+    it was built without CUDA)."""
+    if where is None:
+        return _default_devices[-1]
+    if where is CPU or where == "cpu":
         return CPU
     where = device(where)
     if where.type == "cpu":
         return CPU
+    if where.type == "meta":
+        return META
     message = (f"minigrad runs on the CPU only: it has no '{where.type}' device. Use "
                "device='cpu' (scripts often choose with "
                "`device = 'cuda' if torch.cuda.is_available() else 'cpu'`; "

@@ -7,7 +7,8 @@ saved values.
 """
 import numpy as np
 
-from . import _float_errors, _tensor_class, grad_mode
+from . import _float_errors, _meta, _tensor_class, grad_mode
+from .amp import autocast_mode
 from .autograd import op_hooks
 from .autograd.graph import Node, SavedTensor, gradient_edge
 from .utils import _python_dispatch
@@ -216,9 +217,9 @@ def _result_dtype_fix(out, tensors):
 def _kernel(op, tensors, attrs):
     """The numpy forward of one op: its output Tensors (a tuple), with no graph."""
     # One pass over the inputs: the arrays to compute on (a wrapped number as its Python
-    # scalar) and whether one is float16. (One loop instead of generator expressions
-    # saves ~1 us of the ~10 us an op costs.)
-    arrays, half = [], False
+    # scalar) and whether one is float16 or bfloat16. (One loop instead of generator
+    # expressions saves ~1 us of the ~10 us an op costs.)
+    arrays, low = [], False
     for t in tensors:
         scalar = t._python_scalar
         if scalar is not None:
@@ -226,12 +227,12 @@ def _kernel(op, tensors, attrs):
             continue
         array = t._array
         arrays.append(array)
-        if array.dtype.char == "e":         # float16
-            half = True
-    half = half and not op.view and not op.casts
-    if half:        # PyTorch's CPU float16: compute in float32, round the result
-        arrays = [a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == np.float16 else a
-                  for a in arrays]
+        if array.dtype.char in _LOW_PRECISION:
+            low = True
+    low = low and not op.view and not op.casts
+    if low:         # PyTorch's CPU float16 and bfloat16: compute in float32, round the result
+        arrays = [a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype.char in _LOW_PRECISION
+                  else a for a in arrays]
     quiet = _float_errors.silence()         # inf and NaN come in silence, as in PyTorch
     try:
         raw = op.forward(*arrays, **attrs)
@@ -241,24 +242,43 @@ def _kernel(op, tensors, attrs):
         elif op.multi_output:
             outputs = tuple(wrap(_result_dtype_fix(np.asarray(r), tensors)) for r in raw)
         else:
-            if type(raw) is not np.ndarray:     # a numpy scalar, from a full reduction
-                raw = np.asarray(raw)
+            if type(raw) is not np.ndarray:     # a numpy scalar, from a full reduction (or a meta
+                raw = raw if type(raw) is _meta.MetaArray else np.asarray(raw)    # array: np.zeros_like)
             if raw.dtype.char == "d":
                 raw = _result_dtype_fix(raw, tensors)
             outputs = (wrap(raw),)
     except ValueError:
         _check_broadcastable(tensors)       # numpy's broadcast error names no tensor; PyTorch's does
         raise
+    except _meta.MetaComputation:           # a meta input has no data: shapes and dtypes only
+        return _meta.run_on_meta(op, tensors, attrs, _kernel)
     finally:
         _float_errors.restore(quiet)
 
-    if half and not any(t._python_scalar is None and t._array.dtype in (np.float32, np.float64)
-                        for t in tensors):
-        for out in outputs:         # float16 with no wider float input stays float16
-            if out._array.dtype.kind == "f":
-                with np.errstate(over="ignore"):
-                    out._array = out._array.astype(np.float16)
+    if low:
+        _round_to_low_precision(outputs, tensors)
     return outputs
+
+
+# numpy's type characters of float16 ("e") and ml_dtypes' bfloat16 ("E")
+_LOW_PRECISION = "eE"
+
+
+def _round_to_low_precision(outputs, tensors):
+    """Round the float32 results of an op on float16 or bfloat16 inputs to that dtype,
+    when every floating tensor input had it; a float32 or float64 input, or float16 with
+    bfloat16, promotes the result to float32 and beyond, as in PyTorch."""
+    floating = {t._array.dtype for t in tensors
+                if t._python_scalar is None and t._array.dtype.char in "efdE"}
+    if len(floating) != 1:
+        return
+    low = floating.pop()
+    if low.char not in _LOW_PRECISION:
+        return
+    for out in outputs:
+        if out._array.dtype.kind == "f":
+            with np.errstate(over="ignore"):
+                out._array = out._array.astype(low)
 
 
 def apply_op(op, tensors, attrs=None):
@@ -268,6 +288,8 @@ def apply_op(op, tensors, attrs=None):
         attrs = {}
     if op_hooks._op_forward_pre_hooks:
         tensors = op_hooks.run_op_forward_pre_hooks(op.name, tensors)
+    if autocast_mode._active:           # inside torch.autocast("cpu"): the op's policy casts its inputs
+        tensors = autocast_mode.cast_inputs(op, tensors)
     if _python_dispatch._mode_stack:    # a TorchDispatchMode runs instead of the kernel
         outputs = _python_dispatch.dispatch(op, tensors, attrs, _kernel)
     else:
@@ -320,7 +342,7 @@ def _record(op, tensors, attrs, outputs):
     metadata = node._input_metadata
     for i, out in enumerate(outputs):
         array = out._array
-        if array.dtype.kind == "f":
+        if array.dtype.kind == "f" or array.dtype.char == "E":     # (bfloat16's kind is "V")
             out._requires_grad = True
             out._grad_fn = node
             out._output_nr = i

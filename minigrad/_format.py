@@ -149,11 +149,18 @@ def _add_suffixes(text, suffixes, indent):
 def tensor_repr(t):
     """``repr(tensor)``: ``tensor(<values>, <suffixes>)``."""
     array = t._array
+    if array.dtype.char == "E":     # bfloat16: its values are float32 values (numpy's formatting needs one)
+        array = array.astype(np.float32)
     prefix = "tensor("
     indent = len(prefix)
     dtype_name = t.dtype.name
     suffixes = []
-    if array.size == 0:
+    if t.is_meta:       # no values: the device and the size, and any dtype but the default
+        body = "..."
+        suffixes += ["device='meta'", f"size={tuple(array.shape)}"]
+        if dtype_name != "float32":
+            suffixes.append(f"dtype={t.dtype!r}")
+    elif array.size == 0:
         body = "[]"
         if array.ndim != 1:
             suffixes.append(f"size={tuple(array.shape)}")

@@ -76,8 +76,10 @@ DoubleTensor = _legacy_type(dtypes.float64)
 LongTensor = _legacy_type(dtypes.int64)
 BoolTensor = _legacy_type(dtypes.bool_)
 HalfTensor = _legacy_type(dtypes.float16)
+BFloat16Tensor = _legacy_type(dtypes.bfloat16)
 
-LEGACY_TYPES = {t.__name__: t for t in (FloatTensor, DoubleTensor, LongTensor, BoolTensor, HalfTensor)}
+LEGACY_TYPES = {t.__name__: t for t in (FloatTensor, DoubleTensor, LongTensor, BoolTensor, HalfTensor,
+                                        BFloat16Tensor)}
 
 
 def dtype_of_type_argument(value):

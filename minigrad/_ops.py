@@ -302,9 +302,10 @@ clone = Op("clone", "CloneBackward0", np.copy, grads={"self": lambda g, ctx: g})
 
 
 def _cast(x, dtype):
-    # PyTorch converts to float16 through float32 (two roundings from float64 or int64)
+    # PyTorch converts to float16 and bfloat16 through float32 (two roundings from float64
+    # or int64)
     with np.errstate(over="ignore"):        # too large for float16: inf, silently
-        if dtype.np == np.float16 and x.dtype != np.float16:
+        if dtype.np.char in "eE" and x.dtype != dtype.np:
             x = x.astype(np.float32)
         return x.astype(dtype.np)
 

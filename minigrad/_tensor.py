@@ -37,7 +37,7 @@ def check_can_require_grad(array, asked_by="factory"):
     (only floating point dtypes may). ``asked_by`` picks PyTorch's wording: the
     ``requires_grad`` setter, ``requires_grad_()``, or a factory (``tensor(...,
     requires_grad=True)``, ``ones``, ``Variable``, ``nn.Parameter``)."""
-    if array.dtype.kind != "f":
+    if not dtypes.is_floating(array.dtype):
         raise RuntimeError(_NOT_FLOAT_MESSAGES[asked_by])
 
 

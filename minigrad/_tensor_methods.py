@@ -17,7 +17,9 @@ import numpy as np
 from . import _device, dtypes, grad_mode, return_types
 from . import _ops as ops
 from ._dispatch import apply_op
+from .amp import autocast_mode
 from ._format import tensor_repr
+from ._meta import NO_DATA, MetaArray
 from ._tensor import Tensor
 from .autograd.engine import sum_to
 
@@ -90,26 +92,33 @@ class _TensorMethods:
 
     @property
     def device(self):
-        """``Tensor.device``: always ``device(type='cpu')``."""
-        return _device.CPU
+        """``Tensor.device``: ``device(type='cpu')``, or ``device(type='meta')`` for a
+        tensor with no data (``_meta.py``)."""
+        return _device.META if type(self._array) is MetaArray else _device.CPU
 
     is_cuda = False
-    is_cpu = True
+    is_meta = property(lambda self: type(self._array) is MetaArray)
+    is_cpu = property(lambda self: type(self._array) is not MetaArray)
 
     def get_device(self):
         """``Tensor.get_device()``: -1 for a CPU tensor."""
         return -1
 
     def is_floating_point(self):
-        return self._array.dtype.kind == "f"
+        return dtypes.is_floating(self._array.dtype)
 
     def numpy(self, *, force=False):
         """``Tensor.numpy()``: the numpy array itself (shared memory). As in PyTorch it is
         refused for a tensor that requires grad while grad mode is on (not under
         ``no_grad``, nor inside a custom Function's ``forward``), unless ``force=True``."""
+        if self.is_meta:
+            raise TypeError("can't convert meta device type tensor to numpy. Use Tensor.cpu() to "
+                            "copy the tensor to host memory first.")
         if self.requires_grad and grad_mode.is_grad_enabled() and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
+        if self._array.dtype == dtypes.bfloat16.np:     # numpy itself has no bfloat16
+            raise TypeError("Got unsupported ScalarType BFloat16")
         return self._array
 
     def __array__(self, dtype=None, copy=None):
@@ -185,19 +194,22 @@ class _TensorMethods:
     def copy_(self, src):
         return self._inplace(lambda s: apply_op(ops.copy, (s, _as_tensor(src))), (_as_tensor(src, "copy_"),))
 
-    def normal_(self, mean=0.0, std=1.0):
+    def normal_(self, mean=0.0, std=1.0, *, generator=None):
         return self._fill_random(lambda rng, shape: rng.normal(mean, std, shape))
 
-    def uniform_(self, a=0.0, b=1.0):
+    def uniform_(self, a=0.0, b=1.0, *, generator=None):
         return self._fill_random(lambda rng, shape: rng.uniform(a, b, shape))
 
     def _fill_random(self, draw):
         """The in-place random fills: ``draw(generator, shape)`` from minigrad's global
-        generator (``manual_seed``) overwrites the values, as one in-place write."""
+        generator (``manual_seed``) overwrites the values, as one in-place write (a meta
+        tensor has none: nothing is drawn). A ``generator=`` argument is accepted and
+        ignored: minigrad has one generator."""
         from ._creation import _rng
         self._notify_inplace()
-        with grad_mode.no_grad():
-            self._array[...] = draw(_rng(), self._array.shape)
+        if not self.is_meta:
+            with grad_mode.no_grad():
+                self._array[...] = draw(_rng(), self._array.shape)
         self._version_counter[0] += 1
         return self
 
@@ -285,12 +297,17 @@ class _TensorMethods:
             dtype = args.pop(0)
         for name, value in zip(("non_blocking", "copy"), args):
             flags[name] = value
-        _device.check_device(device)
+        device = self.device if device is None else _device.check_device(device)
         if dtype is not None:
             dtype = dtypes.from_numpy_dtype(dtypes.to_numpy_dtype(dtype))
-        if (dtype is None or dtype is self.dtype) and not flags["copy"]:
+        if (dtype is None or dtype is self.dtype) and device is self.device and not flags["copy"]:
             return self
-        return apply_op(ops.to_copy, (self,), {"dtype": dtype or self.dtype, "self_dtype": self.dtype})
+        if self.is_meta and device is not _device.META:
+            raise NotImplementedError(NO_DATA)
+        out = apply_op(ops.to_copy, (self,), {"dtype": dtype or self.dtype, "self_dtype": self.dtype})
+        if device is _device.META:
+            out._array = MetaArray(out._array.shape, out._array.dtype)
+        return out
 
     def cuda(self, device=None, non_blocking=False):
         """``Tensor.cuda()``: minigrad has no GPU, so this raises (as PyTorch built
@@ -298,12 +315,13 @@ class _TensorMethods:
         _device.check_device("cuda")
 
     def half(self): return self.to(dtypes.float16)
+    def bfloat16(self): return self.to(dtypes.bfloat16)
     def float(self): return self.to(dtypes.float32)
     def double(self): return self.to(dtypes.float64)
     def long(self): return self.to(dtypes.int64)
     def int(self): return self.to(dtypes.int32)
     def bool(self): return self.to(dtypes.bool_)
-    def cpu(self): return self
+    def cpu(self): return self.to(_device.CPU)
     def contiguous(self): return self
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
@@ -603,6 +621,8 @@ class _TensorMethods:
         ``mm``, ``dot``, ``mv``; a vector on the left is unsqueezed and squeezed back; a
         batch on the left of a matrix is folded into one ``mm``."""
         other = _as_tensor(other, "matmul")
+        if autocast_mode._active:       # autocast casts matmul's inputs, before it decomposes
+            self, other = autocast_mode.cast_function_inputs("matmul", self, other)
         a, b = self._array.ndim, other._array.ndim
         if a == 2 and b == 2:
             if self._array.shape[1] != other._array.shape[0]:

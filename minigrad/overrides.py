@@ -27,7 +27,8 @@ _originals = []         # (owner, name, original) for each wrapper in place
 
 # Functions of the ``torch`` namespace that are no tensor operation.
 _NOT_TENSOR_FUNCTIONS = frozenset({
-    "get_default_dtype", "get_rng_state", "set_rng_state", "manual_seed", "is_grad_enabled",
+    "get_default_device", "set_default_device", "get_default_dtype", "get_rng_state", "set_rng_state",
+    "manual_seed", "is_grad_enabled",
     "is_inference_mode_enabled", "load", "save", "set_printoptions", "is_exact_float32_math",
     "set_exact_float32_math"})
 # Tensor operators PyTorch reports as the named method (``a + b`` is ``Tensor.add``), where

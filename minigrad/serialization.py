@@ -20,6 +20,7 @@ import numpy as np
 
 from . import dtypes
 from ._device import check_device as _check_device, device as _device
+from ._meta import MetaArray as _MetaArray
 from ._tensor import Tensor as _Tensor
 from ._tensor_methods import Size as _Size
 
@@ -107,13 +108,19 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     file object. ``weights_only`` (default True, as in PyTorch 2.6 and later) refuses
     files that would rebuild anything but tensors, dtypes, devices, numbers, strings
     and containers; pass ``weights_only=False`` for a trusted file holding other
-    objects. ``map_location`` may name the CPU only."""
-    if isinstance(map_location, (str, _device)):
-        _check_device(map_location)
+    objects. ``map_location`` may name the CPU or the meta device (every tensor loaded
+    then has its shape and dtype and no data)."""
+    to_meta = isinstance(map_location, (str, _device)) and _check_device(map_location).type == "meta"
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as stream:
-            return _load(stream, weights_only)
-    return _load(f, weights_only)
+            loaded = _load(stream, weights_only)
+    else:
+        loaded = _load(f, weights_only)
+    if to_meta:
+        from .utils._pytree import tree_map_only_
+        tree_map_only_(_Tensor, lambda t: setattr(t, "_array", _MetaArray(t._array.shape, t._array.dtype)),
+                       loaded)
+    return loaded
 
 
 def _load(stream, weights_only):

@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import _creation, _ops, dtypes, grad_mode as _grad_mode
 from .._dispatch import Op as _Op, apply_op as _apply_op
+from ..amp import autocast_mode as _autocast_mode
 from .._tensor import Tensor as _Tensor
 from .._tensor_methods import _as_tensor
 from ._im2col import (batch_first as _batch_first, fold as _fold, fold_batch_last as _fold_batch_last,
@@ -488,6 +489,8 @@ def linear(input, weight, bias=None):
         if not isinstance(value, _Tensor):      # PyTorch's argument parser refuses it
             raise TypeError(f"linear(): argument '{name}' (position {position}) must be Tensor, "
                             f"not {type(value).__name__}")
+    if _autocast_mode._active:
+        input, weight, bias = _autocast_mode.cast_function_inputs("linear", input, weight, bias)
     if input.dim() == 2 and bias is not None:
         return _apply_op(_addmm, (bias, input, weight.t()), {"beta": 1, "alpha": 1})
     if bias is not None and input.dim() > 0 and bias.dim() == 1 and input._array.flags.c_contiguous:
@@ -668,6 +671,8 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     ``groups`` must be 1; ``padding`` an int or pair (or ``"valid"`` / ``"same"``)."""
     if groups != 1:
         raise NotImplementedError("minigrad's conv2d supports groups=1 only")
+    if _autocast_mode._active:
+        input, weight, bias = _autocast_mode.cast_function_inputs("conv2d", input, weight, bias)
     unbatched = input.dim() == 3
     if unbatched:
         input = input.unsqueeze(0)
@@ -749,6 +754,8 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     over ``SubBackward0``. With ``weight`` (of ``input``'s size) the mean is weighted."""
     reduction = _reduction_enum(_reduction(size_average, reduce, reduction))
     input, target = _same_size(input, _as_tensor(target))
+    if _autocast_mode._active:
+        input, target, weight = _autocast_mode.cast_function_inputs("l1_loss", input, target, weight)
     errors = (input - target).abs()
     if weight is not None:
         if weight.shape != input.shape:
@@ -826,6 +833,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     subtracts the row maximum first, so large logits do not overflow). ``target`` is
     int64 class indices, or class probabilities of ``input``'s shape."""
     reduction = _reduction(size_average, reduce, reduction)
+    if _autocast_mode._active:
+        input, target, weight = _autocast_mode.cast_function_inputs("cross_entropy_loss", input, target,
+                                                                    weight)
     class_dim = 0 if input.dim() == 1 else 1
     logp = input.log_softmax(class_dim)
     if isinstance(target, _Tensor) and target.is_floating_point():
@@ -909,6 +919,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         _check_channels(name, t, channels)
 
     x = input._array
+    if input.is_meta:       # no data: statistics of zeros, of the right shapes (the op's result is meta)
+        x = np.zeros(x.shape, x.dtype)
     dtype = x.dtype
     wide = np.float64 if dtype.kind == "f" else dtype      # statistics in double precision
     _, dims = _bn_shape(x.ndim)
@@ -916,7 +928,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         mean = x.mean(axis=dims, dtype=wide)
         var = ((x.astype(wide) - mean.reshape(_bn_shape(x.ndim)[0])) ** 2).mean(axis=dims)
         invstd = 1.0 / np.sqrt(var + eps)
-        if running_mean is not None or running_var is not None:
+        if (running_mean is not None or running_var is not None) and not input.is_meta:
             n = x.size // channels
             if running_mean is not None:
                 rm = running_mean._array

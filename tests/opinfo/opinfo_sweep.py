@@ -174,6 +174,13 @@ def _torch_array(t):
     return (t.float() if t.dtype == torch.bfloat16 else t).numpy(force=True)   # force: a ZeroTensor too
 
 
+def _mg_array(t):
+    """A minigrad tensor's values as numpy: bfloat16 through float32 (``numpy()`` refuses
+    it, as PyTorch's does)."""
+    t = t.detach()
+    return (t.float() if _dtype_name(t.dtype) == "bfloat16" else t).numpy()
+
+
 def _first_difference(expected, actual, rtol, atol, reference=None):
     """None, or a description of the first element that differs. With ``reference``
     (PyTorch's float64 result), an element off PyTorch's float32 result still passes when
@@ -244,7 +251,7 @@ def compare(expected, actual, where, tolerances, by_value=True, stage="values", 
         if by_value:
             rtol, atol = tolerances.get(e_dtype, (0.0, 0.0))
             e_array = _torch_array(expected)
-            a_array = _torch_array(actual) if isinstance(actual, torch.Tensor) else actual.detach().numpy()
+            a_array = _torch_array(actual) if isinstance(actual, torch.Tensor) else _mg_array(actual)
             difference = _first_difference(e_array, a_array, rtol, atol)
             if difference and reference is not None and e_array.dtype.kind == "f":
                 difference = _first_difference(e_array, a_array, rtol, atol,

@@ -8,15 +8,15 @@ the batch's own statistics (updating the running ones); in evaluation mode it us
 running statistics, unless there are none (``track_running_stats=False``), in which
 case the batch statistics are used in both modes.
 """
-import numpy as np
-
-from ..._tensor import Tensor as _Tensor
+from ... import _creation, dtypes as _dtypes
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter as _Parameter
+from ..parameter import (Parameter as _Parameter, UninitializedBuffer as _UninitializedBuffer,
+                         UninitializedParameter as _UninitializedParameter)
+from .lazy import LazyModuleMixin as _LazyModuleMixin
 from .module import Module as _Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "LazyBatchNorm1d", "LazyBatchNorm2d"]
 
 
 class _BatchNorm(_Module):
@@ -27,27 +27,27 @@ class _BatchNorm(_Module):
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
                  device=None, dtype=None, *, bias=True):
+        factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
-        from ... import dtypes
-        np_dtype = np.float32 if dtype is None else dtypes.to_numpy_dtype(dtype)
         self.num_features = num_features
         self.eps = eps
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
         if affine:
-            self.weight = _Parameter(_Tensor._wrap(np.empty(num_features, dtype=np_dtype)))
+            self.weight = _Parameter(_creation.empty(num_features, **factory_kwargs))
             if bias:
-                self.bias = _Parameter(_Tensor._wrap(np.empty(num_features, dtype=np_dtype)))
+                self.bias = _Parameter(_creation.empty(num_features, **factory_kwargs))
             else:
                 self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
         if track_running_stats:
-            self.register_buffer("running_mean", _Tensor._wrap(np.zeros(num_features, dtype=np_dtype)))
-            self.register_buffer("running_var", _Tensor._wrap(np.ones(num_features, dtype=np_dtype)))
-            self.register_buffer("num_batches_tracked", _Tensor._wrap(np.array(0, dtype=np.int64)))
+            self.register_buffer("running_mean", _creation.zeros(num_features, **factory_kwargs))
+            self.register_buffer("running_var", _creation.ones(num_features, **factory_kwargs))
+            self.register_buffer("num_batches_tracked",
+                                 _creation.tensor(0, dtype=_dtypes.long, device=device))
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
@@ -119,3 +119,50 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input):
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class _LazyNormBase(_LazyModuleMixin, _BatchNorm):
+    """A batch norm whose ``num_features`` comes from its first input (dim 1): weight, bias
+    and running statistics start as placeholders (PyTorch's ``_LazyNormBase``)."""
+
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
+                 dtype=None):
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__(0, eps, momentum, False, False, **factory_kwargs)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if self.affine:
+            self.weight = _UninitializedParameter(**factory_kwargs)
+            self.bias = _UninitializedParameter(**factory_kwargs)
+        if self.track_running_stats:
+            self.running_mean = _UninitializedBuffer(**factory_kwargs)
+            self.running_var = _UninitializedBuffer(**factory_kwargs)
+            self.num_batches_tracked = _creation.tensor(0, dtype=_dtypes.long, device=device)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            if self.affine:
+                self.weight.materialize((self.num_features,))
+                if self.bias is not None:
+                    self.bias.materialize((self.num_features,))
+            if self.track_running_stats:
+                self.running_mean.materialize((self.num_features,))
+                self.running_var.materialize((self.num_features,))
+            self.reset_parameters()
+
+
+class LazyBatchNorm1d(_LazyNormBase, BatchNorm1d):
+    """``nn.LazyBatchNorm1d()``: becomes a ``BatchNorm1d`` on its first input."""
+
+    cls_to_become = BatchNorm1d
+
+
+class LazyBatchNorm2d(_LazyNormBase, BatchNorm2d):
+    """``nn.LazyBatchNorm2d()``: becomes a ``BatchNorm2d`` on its first input."""
+
+    cls_to_become = BatchNorm2d

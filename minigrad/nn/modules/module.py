@@ -32,8 +32,9 @@ import weakref
 from collections import OrderedDict as _OrderedDict, namedtuple as _namedtuple
 from collections.abc import Mapping as _Mapping
 
-import numpy as np
 
+from ... import _device, dtypes as _dtypes
+from ..._creation import empty as _empty
 from ..._tensor import Tensor as _Tensor
 from ...grad_mode import no_grad as _no_grad
 from ...utils._grads import zero_grads as _zero_grads
@@ -507,21 +508,68 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
-        from ... import dtypes
-        dtype = kwargs.get("dtype")
+        """``Module.to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)``: the
+        floating parameters and buffers converted in place to ``dtype``; moved to another
+        device (the CPU or the meta device) as new tensors, as PyTorch does. Moving meta
+        tensors to the CPU raises: they have no data (use :meth:`to_empty`)."""
+        device, dtype = kwargs.get("device"), kwargs.get("dtype")
         for a in args:
-            if isinstance(a, dtypes.dtype):
+            if isinstance(a, _dtypes.dtype):
                 dtype = a
-        if dtype is None:
-            return self     # "cpu": nothing to move
-        np_dtype = dtypes.to_numpy_dtype(dtype)
-        return self._apply(lambda a: a.astype(np_dtype) if a.dtype.kind == "f" else a)
+            elif isinstance(a, _Tensor):
+                device, dtype = a.device, a.dtype
+            elif isinstance(a, (str, _device.device, int)) and not isinstance(a, bool):
+                device = a
+        if device is not None:
+            device = _device.check_device(device)
+            tensors = list(self.parameters()) + list(self.buffers())
+            if device is not _device.META and any(t.is_meta for t in tensors):
+                raise NotImplementedError(
+                    "Cannot copy out of meta tensor; no data! Please use torch.nn.Module.to_empty() "
+                    "instead of torch.nn.Module.to() when moving module from meta to a different device.")
+            if any(t.device is not device for t in tensors):
+                self._move(lambda t: t.to(device), recurse=True)
+        return self if dtype is None else self._cast_floating(dtype)
+
+    def to_empty(self, *, device, recurse=True):
+        """``Module.to_empty(device=...)``: every parameter and buffer gets new storage of its
+        shape and dtype on ``device``, without copying data (PyTorch leaves it
+        uninitialised; minigrad fills zeros): what a model built on the meta device needs
+        before its parameters are initialised or loaded."""
+        return self._move(lambda t: _empty(*t.shape, dtype=t.dtype, device=device), recurse)
+
+    def _move(self, fn, recurse):
+        """Replace every parameter and buffer by ``fn(tensor)`` (new Parameter objects, as
+        PyTorch's ``_apply`` makes when the storage changes device; ``.grad`` moves too)."""
+        for module in self.modules() if recurse else (self,):
+            for key, p in module._parameters.items():
+                if p is not None:
+                    moved = _Parameter(fn(p), p.requires_grad)
+                    if p.grad is not None:
+                        moved.grad = fn(p.grad)
+                    module._parameters[key] = moved
+            for key, b in module._buffers.items():
+                if b is not None:
+                    module._buffers[key] = fn(b)
+        return self
+
+    def _cast_floating(self, dtype):
+        """Convert the floating parameters and buffers to ``dtype`` (integer buffers such
+        as ``num_batches_tracked`` keep theirs)."""
+        np_dtype = _dtypes.to_numpy_dtype(dtype)
+        return self._apply(lambda a: a.astype(np_dtype) if _dtypes.is_floating(a.dtype) else a)
 
     def double(self):
-        return self._apply(lambda a: a.astype(np.float64) if a.dtype.kind == "f" else a)
+        return self._cast_floating(_dtypes.float64)
 
     def float(self):
-        return self._apply(lambda a: a.astype(np.float32) if a.dtype.kind == "f" else a)
+        return self._cast_floating(_dtypes.float32)
+
+    def half(self):
+        return self._cast_floating(_dtypes.float16)
+
+    def bfloat16(self):
+        return self._cast_floating(_dtypes.bfloat16)
 
     def cpu(self):
         return self

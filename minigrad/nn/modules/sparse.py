@@ -16,6 +16,7 @@ class Embedding(_Module):
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
                  norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
                  _freeze=False, device=None, dtype=None):
+        factory_kwargs = {"device": device, "dtype": dtype}
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
@@ -29,7 +30,7 @@ class Embedding(_Module):
         self.scale_grad_by_freq = scale_grad_by_freq
         self.sparse = sparse
         if _weight is None:
-            self.weight = _Parameter(_creation.empty(num_embeddings, embedding_dim),
+            self.weight = _Parameter(_creation.empty((num_embeddings, embedding_dim), **factory_kwargs),
                                      requires_grad=not _freeze)
             self.reset_parameters()
         else:
